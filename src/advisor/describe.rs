@@ -1,0 +1,278 @@
+//! Sentences about workloads and configurations, in Chinese and English. Each takes
+//! its numbers from the estimator or the catalog.
+
+use super::answer::EstimateJson;
+use super::catalog::{Catalog, Gpu, Unit};
+use super::estimate::{DECODE_MBU, TRAINING_MFU};
+use super::parse::Lang;
+use super::recommend::{Candidate, HEADROOM, TIGHT};
+use super::reply::{duration, gb, money, money_range, params, t};
+use super::workload::{Task, Workload};
+
+pub fn task_name(task: Task, lang: Lang) -> &'static str {
+    match (task, lang) {
+        (Task::Inference, Lang::Zh) => "推理",
+        (Task::Lora, Lang::Zh) => "LoRA 微调",
+        (Task::Qlora, Lang::Zh) => "QLoRA 微调",
+        (Task::Full, Lang::Zh) => "全参微调",
+        (Task::Pretrain, Lang::Zh) => "预训练",
+        (Task::Inference, Lang::En) => "inference",
+        (Task::Lora, Lang::En) => "LoRA fine-tuning",
+        (Task::Qlora, Lang::En) => "QLoRA fine-tuning",
+        (Task::Full, Lang::En) => "full fine-tuning",
+        (Task::Pretrain, Lang::En) => "pretraining",
+    }
+}
+
+fn model_label(w: &Workload, lang: Lang) -> String {
+    match &w.model_name {
+        Some(n) => format!("{n}（{}）", params(w.arch.params_b)).replace("（", t(lang, "（", " (")).replace("）", t(lang, "）", ")")),
+        None => format!("{}{}", params(w.arch.params_b), t(lang, " 模型（通用 Llama 结构）", " model (generic Llama shape)")),
+    }
+}
+
+fn tokens(n: f64) -> String {
+    if n >= 1e12 {
+        format!("{:.1}T", n / 1e12)
+    } else if n >= 1e9 {
+        format!("{:.1}B", n / 1e9)
+    } else {
+        format!("{:.0}M", n / 1e6)
+    }
+}
+
+/// "理解的需求：Qwen-14B（14.2B），LoRA 微调，BF16，序列 2048，micro-batch 1".
+pub fn workload_line(w: &Workload, lang: Lang) -> String {
+    let mut parts = vec![model_label(w, lang), task_name(w.task, lang).to_string(), w.precision.label().to_string()];
+    if w.arch.params_b > w.arch.active_params_b * 1.01 {
+        parts.push(format!("{}{}", t(lang, "MoE 每 token 激活 ", "MoE, active per token "), params(w.arch.active_params_b)));
+    }
+    if w.arch.diffusion {
+        parts.push(t(lang, "1024² 出图", "1024² images").into());
+    } else if w.task.is_training() {
+        parts.push(format!("{} {}", t(lang, "序列", "sequence"), w.context));
+        parts.push(format!("micro-batch {}", w.micro_batch.unwrap_or(1)));
+        if let Some(n) = w.train_tokens {
+            parts.push(format!("{} {} tokens", t(lang, "数据", "data"), tokens(n)));
+        }
+    } else {
+        parts.push(format!("{} {}", t(lang, "上下文", "context"), w.context));
+        parts.push(format!("{} {}", t(lang, "并发", "concurrency"), w.concurrency));
+    }
+    if w.kv_8bit {
+        parts.push(t(lang, "8-bit KV cache", "8-bit KV cache").into());
+    }
+    format!("{}{}", t(lang, "**理解的需求**：", "**Workload**: "), parts.join(t(lang, "，", ", ")))
+}
+
+/// "显存：权重 28.4 + KV 0 + 激活 7.1 + … = 36.9 GB".
+pub fn bill_line(e: &EstimateJson, w: &Workload, lang: Lang) -> String {
+    let mut parts = vec![format!("{} {}", t(lang, "权重", "weights"), gb(e.weights_gb))];
+    if e.kv_cache_gb > 0.0 || !w.task.is_training() {
+        parts.push(format!("KV cache {}", gb(e.kv_cache_gb)));
+    }
+    parts.push(format!("{} {}", t(lang, "激活/运行时", "activations/runtime"), gb(e.activations_gb)));
+    if w.task.is_training() {
+        parts.push(format!("{} {}", t(lang, "梯度", "gradients"), gb(e.gradients_gb)));
+        parts.push(format!("{} {}", t(lang, "优化器", "optimizer"), gb(e.optimizer_gb)));
+    }
+    parts.push(format!("{} {}", t(lang, "CUDA 上下文", "CUDA context"), gb(e.overhead_gb)));
+    format!("{}{} = **{} GB**", t(lang, "**显存估算**：", "**Memory**: "), parts.join(" + "), gb(e.total_gb))
+}
+
+fn config_name(c: &Candidate<'_>, lang: Lang) -> String {
+    let name = t(lang, &c.offer.name_zh, &c.offer.name_en);
+    match c.offer.unit {
+        Unit::Card if c.units > 1 => format!("{} × {}", c.units, name),
+        Unit::Machine => format!("{} × {}", c.units, name),
+        _ => name.to_string(),
+    }
+}
+
+fn price_text(c: &Candidate<'_>, lang: Lang) -> String {
+    let mut s = format!("{}{}", money_range(c.monthly()), t(lang, "/月", "/month"));
+    if c.offer.annual_discount > 0.0 {
+        s.push_str(&format!(
+            "{}{}{}",
+            t(lang, "，年付 ", ", annual "),
+            money_range(c.annual_monthly()),
+            t(lang, "/月", "/month")
+        ));
+    }
+    if c.offer.estimated {
+        s.push_str(t(lang, "（估算价，以报价为准）", " (estimate, ask for a quote)"));
+    }
+    s
+}
+
+/// The recommendation with its need per card, price and speed.
+pub fn recommendation_line(c: &Candidate<'_>, w: &Workload, stepped: bool, cat: &Catalog, lang: Lang) -> String {
+    let mut s = format!("{}{}", t(lang, "**推荐**：", "**Recommended**: "), config_name(c, lang));
+    if stepped {
+        s.push_str(&format!(
+            "{}{}{}",
+            t(lang, "，按 ", ", at "),
+            c.precision.label(),
+            t(lang, "（原精度没有可行配置，已降一级）", " (nothing fits at the requested precision, stepped down)")
+        ));
+    }
+    s.push_str(&format!(
+        "{}{} / {} GB{}",
+        t(lang, "，每卡需 ", ": needs "),
+        gb(c.per_card_gb),
+        gb(c.card_memory_gb),
+        t(lang, "（满足 20% 余量）", " per card (within the 20 % headroom)")
+    ));
+    s.push_str(&format!("{}{}", t(lang, "。价格 ", ". Price "), price_text(c, lang)));
+    if let Some(h) = c.train_hours {
+        s.push_str(&format!(
+            "{}{}{}{:.0}%{}",
+            t(lang, "。训练时长 ", ". Training time "),
+            duration(h, lang),
+            t(lang, "（6 × 参数 × token，MFU ", " (6 × params × tokens at "),
+            TRAINING_MFU * 100.0,
+            t(lang, "）", " MFU)")
+        ));
+        if let Some(m) = c.months_limit.filter(|m| h / cat.billing.hours_per_month > *m) {
+            s.push_str(&format!("{}{m:.0}{}", t(lang, "，超出 ", "; longer than the "), t(lang, " 个月租期，这是最快的配置", "-month rental: this is the fastest configuration")));
+        }
+    }
+    if let Some(v) = c.decode_tokens_per_s {
+        s.push_str(&format!(
+            "{}{:.0} tokens/s{}{:.0}%{}",
+            t(lang, "。单路生成约 ", ". Single-stream decode about "),
+            v,
+            t(lang, "（带宽利用率 ", " (at "),
+            DECODE_MBU * 100.0,
+            t(lang, "）", " of memory bandwidth)")
+        ));
+    }
+    if c.offer.unit == Unit::Machine && c.units > 1 {
+        s.push_str(t(lang, "。多台整机需要 RDMA 互联，请与商务确认", ". Several machines need an RDMA network: confirm with sales"));
+    }
+    if w.task.is_training() && c.cards > 1 {
+        s.push_str(t(lang, "。多卡按 ZeRO-3 切分", ". Sharded with ZeRO-3 across the cards"));
+    } else if c.cards > 1 {
+        s.push_str(t(lang, "。多卡按张量并行切分", ". Split with tensor parallelism"));
+    }
+    s.push('。');
+    if lang == Lang::En {
+        s.pop();
+        s.push('.');
+    }
+    s
+}
+
+pub fn alternative_line(c: &Candidate<'_>, why: &str, lang: Lang) -> String {
+    match lang {
+        Lang::Zh => format!(
+            "{}，{}，每卡 {}/{} GB，{}/月：{}",
+            config_name(c, lang),
+            c.precision.label(),
+            gb(c.per_card_gb),
+            gb(c.card_memory_gb),
+            money_range(c.monthly()),
+            why
+        ),
+        Lang::En => format!(
+            "{}, {}, {}/{} GB per card, {}/month: {}",
+            config_name(c, lang),
+            c.precision.label(),
+            gb(c.per_card_gb),
+            gb(c.card_memory_gb),
+            money_range(c.monthly()),
+            why
+        ),
+    }
+}
+
+pub fn why_tight(c: &Candidate<'_>, w: &Workload, lang: Lang) -> String {
+    let limit = if w.task.is_training() {
+        format!("{} ≤ {}, micro-batch {}", t(lang, "序列", "sequence"), w.context, w.micro_batch.unwrap_or(1))
+    } else {
+        format!("{} ≤ {}, {} ≤ {}", t(lang, "上下文", "context"), w.context, t(lang, "并发", "concurrency"), w.concurrency)
+    };
+    format!(
+        "{} {:.0}%{}{}",
+        t(lang, "不留 20% 余量也装得下（占用", "fits without the 20 % headroom ("),
+        c.per_card_gb / c.card_memory_gb * 100.0,
+        t(lang, "），需保持 ", " used): keep "),
+        limit
+    )
+}
+
+/// The verdict on the card the user named.
+pub fn verdict_line(w: &Workload, gpu: &Gpu, count: u32, need: f64, fits: bool, lang: Lang) -> String {
+    let avail = gpu.memory_gb * TIGHT;
+    let who = if count > 1 { format!("{count} × {}", gpu.name) } else { gpu.name.clone() };
+    let margin = avail - need;
+    let tight = fits && need * HEADROOM > gpu.memory_gb;
+    let verdict = match (fits, tight, lang) {
+        (true, false, Lang::Zh) => "**可以**",
+        (true, true, Lang::Zh) => "**勉强可以（偏紧）**",
+        (false, _, Lang::Zh) => "**装不下**",
+        (true, false, Lang::En) => "**yes**",
+        (true, true, Lang::En) => "**yes, but tight**",
+        (false, _, Lang::En) => "**no, it does not fit**",
+    };
+    match lang {
+        Lang::Zh => format!(
+            "**结论**：{who} 跑 {} {}：{verdict}。每卡需要 {} GB，可用 {} GB（{}% 显存），{} {} GB。",
+            task_name(w.task, lang),
+            w.precision.label(),
+            gb(need),
+            gb(avail),
+            (TIGHT * 100.0) as u32,
+            if margin >= 0.0 { "余量" } else { "缺口" },
+            gb(margin.abs())
+        ),
+        Lang::En => format!(
+            "**Verdict**: {who} for {} at {}: {verdict}. Needs {} GB per card of {} GB usable ({}% of memory), {} {} GB.",
+            task_name(w.task, lang),
+            w.precision.label(),
+            gb(need),
+            gb(avail),
+            (TIGHT * 100.0) as u32,
+            if margin >= 0.0 { "margin" } else { "short by" },
+            gb(margin.abs())
+        ),
+    }
+}
+
+/// What does work on the named card: more cards or lower precision.
+pub fn named_way_out(c: &Candidate<'_>, w: &Workload, lang: Lang) -> String {
+    let what = if c.precision != w.precision {
+        format!("{} {}", t(lang, "量化到", "quantize to"), c.precision.label())
+    } else {
+        t(lang, "加卡", "use more cards").to_string()
+    };
+    format!(
+        "{}{}{}{}{} GB{}{}",
+        t(lang, "**在这张卡上的办法**：", "**On that card**: "),
+        what,
+        t(lang, "，", ", "),
+        config_name(c, lang),
+        t(lang, "，每卡约 ", ", about "),
+        gb(c.per_card_gb),
+        format!("{}{}{}", t(lang, "，", " per card, "), money_range(c.monthly()), t(lang, "/月。", "/month."))
+    )
+}
+
+pub fn nothing_fits(w: &Workload, budget: Option<f64>, lang: Lang) -> String {
+    match (budget, lang) {
+        (Some(b), Lang::Zh) => format!("**推荐**：预算 {}/月内没有能装下的配置（已试到 INT4）。可以提高预算或选下面的方案。", money(b)),
+        (Some(b), Lang::En) => format!("**Recommended**: nothing within {}/month fits, even at INT4. Raise the budget or see the options below.", money(b)),
+        (None, _) if w.task.is_training() => t(
+            lang,
+            "**推荐**：目录里没有单套配置能装下这个训练任务。可以改用 LoRA/QLoRA、8-bit Adam 或 offload，见下方。",
+            "**Recommended**: no single configuration in the catalog holds this training job. LoRA/QLoRA, 8-bit Adam or offload can: see below.",
+        )
+        .to_string(),
+        (None, _) => t(
+            lang,
+            "**推荐**：即使 INT4 也没有单套配置装得下，需要多台整机组网，请联系商务。",
+            "**Recommended**: nothing fits even at INT4; this needs several networked machines: ask sales.",
+        )
+        .to_string(),
+    }
+}

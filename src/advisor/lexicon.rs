@@ -1,0 +1,280 @@
+//! The lexicon: the cue and slot patterns of `intents/*.toml`, compiled once.
+//!
+//! Each file holds `[[cue]]` and `[[slot]]` entries: a name, case-insensitive regular
+//! expressions (where `{NUM}` stands for a number as [`numerals::NUM_PATTERN`] reads it,
+//! captured as `(?P<n>{NUM})`, or a fixed `value`), and the examples each entry must and
+//! must not match. `Lexicon::build` compiles everything and runs those examples, so a bad
+//! edit is caught by `gpu-advisor check` and at start-up, with file and key.
+//!
+//! Matching applies one token rule for every pattern: a match that starts (ends) with an
+//! ASCII letter or digit must not be glued to another one before (after) it, so `lora`
+//! does not fire inside `qlora` and `b` in `70b` does not swallow `70bit`. A `\b` in a
+//! pattern is read as that rule (Unicode `\b` sees no boundary between `int8` and `推理`).
+
+use super::catalog::Problem;
+use super::numerals::{parse_number, NUM_PATTERN};
+use regex::{Regex, RegexBuilder};
+use serde::Deserialize;
+use std::collections::HashMap;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    name: String,
+    patterns: Vec<String>,
+    #[serde(default)]
+    value: Option<f64>,
+    #[serde(default, rename = "match")]
+    must_match: Vec<String>,
+    #[serde(default)]
+    no_match: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    cue: Vec<RawEntry>,
+    #[serde(default)]
+    slot: Vec<RawEntry>,
+}
+
+/// One compiled entry.
+#[derive(Debug)]
+struct Entry {
+    patterns: Vec<Regex>,
+    value: Option<f64>,
+}
+
+/// A slot value found in a question: the number and where its match ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Found {
+    pub value: f64,
+    pub start: usize,
+    pub end: usize,
+    /// Text right before the match (for a sign check), as a char.
+    pub before: Option<char>,
+}
+
+/// Compiled cues and slots, by name.
+#[derive(Debug, Default)]
+pub struct Lexicon {
+    entries: HashMap<String, Entry>,
+}
+
+/// Cue names the parser relies on; `check` fails when one is missing.
+pub const CUES: &[&str] = &[
+    "help",
+    "feasibility",
+    "compare",
+    "price",
+    "budget",
+    "recommend",
+    "followup",
+    "annual",
+    "machine",
+    "hourly",
+    "slice",
+    "domestic",
+    "offtopic",
+];
+
+/// Slot names the parser relies on.
+pub const SLOTS: &[&str] = &[
+    "task.qlora",
+    "task.lora",
+    "task.full",
+    "task.pretrain",
+    "task.train",
+    "task.inference",
+    "task.image",
+    "precision.fp32",
+    "precision.native",
+    "precision.fp16",
+    "precision.bf16",
+    "precision.fp8",
+    "precision.int8",
+    "precision.int4",
+    "format.awq",
+    "kv.8bit",
+    "optimizer.8bit",
+    "optimizer.offload",
+    "size",
+    "concurrency",
+    "context",
+    "micro_batch",
+    "budget.amount",
+    "budget.usd",
+    "months",
+    "years",
+    "train_tokens",
+    "train_tokens.billion",
+    "card_count",
+];
+
+fn glued(a: Option<char>, b: Option<char>) -> bool {
+    matches!((a, b), (Some(x), Some(y)) if x.is_ascii_alphanumeric() && y.is_ascii_alphanumeric())
+}
+
+impl Entry {
+    /// The first bounded match of any pattern: its value and span.
+    fn find(&self, text: &str, k_binary: bool) -> Option<Found> {
+        for re in &self.patterns {
+            let mut at = 0;
+            while at <= text.len() {
+                let Some(c) = re.captures_at(text, at) else { break };
+                let m = c.get(0).expect("group 0");
+                let before = text[..m.start()].chars().next_back();
+                let after = text[m.end()..].chars().next();
+                let first = m.as_str().chars().next();
+                let last = m.as_str().chars().next_back();
+                if !m.as_str().is_empty() && !glued(before, first) && !glued(last, after) {
+                    let value = match (c.name("n"), self.value) {
+                        (Some(n), _) => parse_number(n.as_str(), k_binary),
+                        (None, Some(v)) => Some(v),
+                        (None, None) => Some(1.0),
+                    };
+                    if let Some(value) = value {
+                        return Some(Found { value, start: m.start(), end: m.end(), before });
+                    }
+                }
+                // Retry one character further on.
+                at = m.start() + text[m.start()..].chars().next().map_or(1, char::len_utf8);
+            }
+        }
+        None
+    }
+}
+
+impl Lexicon {
+    /// Compiles the given intent files (name, text) and runs their examples.
+    pub fn build(files: &[(&str, &str)]) -> Result<Lexicon, Vec<Problem>> {
+        let mut problems = Vec::new();
+        let mut lex = Lexicon::default();
+        let mut examples = Vec::new();
+        for (file, text) in files {
+            let raw: RawFile = match toml::from_str(text) {
+                Ok(r) => r,
+                Err(e) => {
+                    problems.push(Problem {
+                        file: file.to_string(),
+                        key: "-".into(),
+                        message: e.message().to_string(),
+                    });
+                    continue;
+                }
+            };
+            for (kind, list) in [("cue", raw.cue), ("slot", raw.slot)] {
+                for e in list {
+                    let key = format!("{kind}[{}]", e.name);
+                    let mut patterns = Vec::new();
+                    for (i, p) in e.patterns.iter().enumerate() {
+                        // `\b` is Unicode-aware and sees no boundary between "int8" and
+                        // "推理"; the ASCII token rule in `Entry::find` replaces it.
+                        let src = p.replace("\\b", "").replace("{NUM}", NUM_PATTERN);
+                        match RegexBuilder::new(&src).case_insensitive(true).size_limit(1 << 22).build() {
+                            Ok(re) => patterns.push(re),
+                            Err(err) => problems.push(Problem {
+                                file: file.to_string(),
+                                key: format!("{key}.patterns[{i}]"),
+                                message: err.to_string(),
+                            }),
+                        }
+                    }
+                    if lex.entries.contains_key(&e.name) {
+                        problems.push(Problem {
+                            file: file.to_string(),
+                            key: key.clone(),
+                            message: "defined twice".into(),
+                        });
+                    }
+                    examples.push((file.to_string(), key, e.name.clone(), e.must_match, e.no_match));
+                    lex.entries.insert(e.name, Entry { patterns, value: e.value });
+                }
+            }
+        }
+        for name in CUES.iter().chain(SLOTS) {
+            if !lex.entries.contains_key(*name) {
+                problems.push(Problem {
+                    file: "intents/".into(),
+                    key: (*name).into(),
+                    message: "required entry is missing".into(),
+                });
+            }
+        }
+        for (file, key, name, yes, no) in examples {
+            for ex in yes {
+                if lex.find(&name, &normalize(&ex)).is_none() {
+                    problems.push(Problem {
+                        file: file.clone(),
+                        key: key.clone(),
+                        message: format!("must match {ex:?} but does not"),
+                    });
+                }
+            }
+            for ex in no {
+                if lex.find(&name, &normalize(&ex)).is_some() {
+                    problems.push(Problem {
+                        file: file.clone(),
+                        key: key.clone(),
+                        message: format!("must not match {ex:?} but does"),
+                    });
+                }
+            }
+        }
+        if problems.is_empty() {
+            Ok(lex)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// The first match of a cue or slot in normalised text.
+    pub fn find(&self, name: &str, text: &str) -> Option<Found> {
+        self.find_with(name, text, false)
+    }
+
+    /// As [`find`](Self::find), reading `k` as 1024 (token counts) when `k_binary`.
+    pub fn find_with(&self, name: &str, text: &str, k_binary: bool) -> Option<Found> {
+        self.entries.get(name)?.find(text, k_binary)
+    }
+
+    pub fn has(&self, name: &str, text: &str) -> bool {
+        self.find(name, text).is_some()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// Normalises a question for matching: full-width forms to ASCII, lowercase, one space
+/// for any run of whitespace.
+pub fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars() {
+        let c = match c {
+            '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+            '\u{3000}' => ' ',
+            '×' | '✕' | '✖' => 'x',
+            _ => c,
+        };
+        if c.is_whitespace() || c.is_control() {
+            space = true;
+            continue;
+        }
+        if space && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        for l in c.to_lowercase() {
+            out.push(l);
+        }
+    }
+    out
+}

@@ -1,0 +1,248 @@
+//! Price and compare answers: what offers cost (list, annual, add-ons, multi-card and
+//! yearly totals) and how cards differ, straight from the catalog.
+
+use super::answer::{Answer, ConfigJson, Context};
+use super::catalog::{Gpu, Offer, Unit};
+use super::parse::Lang;
+use super::reply::{money, money_range, t};
+use super::workload::{Asked, Precision};
+
+/// The offers a price question is about: the named card's offers, narrowed by the
+/// machine / hourly / slice cues when given.
+fn offers_for<'c>(ctx: &Context<'c>, gpu: &str) -> Vec<&'c Offer> {
+    let p = ctx.parsed;
+    let all: Vec<&Offer> = ctx.cat.offers.iter().filter(|o| o.gpu == gpu).collect();
+    let narrowed: Vec<&Offer> = all
+        .iter()
+        .copied()
+        .filter(|o| {
+            (!p.cue("machine") || o.unit == Unit::Machine)
+                && (!p.cue("hourly") || o.hourly)
+                && (!p.cue("slice") || o.unit == Unit::Slice)
+        })
+        .collect();
+    if narrowed.is_empty() { all } else { narrowed }
+}
+
+fn unit_word(o: &Offer, lang: Lang) -> &'static str {
+    match o.unit {
+        Unit::Card => t(lang, "卡", "card"),
+        Unit::Machine => t(lang, "台", "machine"),
+        Unit::Slice => t(lang, "个", "slice"),
+    }
+}
+
+pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
+    let lang = ctx.lang;
+    let a: &Asked = ctx.asked;
+    let mut offers: Vec<&Offer> = Vec::new();
+    for g in &a.gpus {
+        offers.extend(offers_for(ctx, g));
+    }
+    if offers.is_empty() && (ctx.parsed.cue("slice") || ctx.parsed.cue("hourly") || ctx.parsed.cue("machine")) {
+        offers = ctx
+            .cat
+            .offers
+            .iter()
+            .filter(|o| {
+                (ctx.parsed.cue("slice") && o.unit == Unit::Slice)
+                    || (ctx.parsed.cue("hourly") && o.hourly)
+                    || (ctx.parsed.cue("machine") && o.unit == Unit::Machine)
+            })
+            .collect();
+    }
+    if offers.is_empty() {
+        if let Some(g) = a.gpu.as_deref().and_then(|g| ctx.cat.gpu(g)) {
+            ans.rendered.text(match lang {
+                Lang::Zh => format!("{} 目前不在我们的租用目录里。可选的卡和价格：", g.name),
+                Lang::En => format!("The {} is not in our rental catalog. What we rent:", g.name),
+            });
+        }
+        price_table(ctx, ans);
+        return;
+    }
+    let months = a.months.or(if a.annual { Some(12.0) } else { None });
+    for o in offers.iter().take(3) {
+        let units = a.gpu_count.map(|c| (c / o.cards_per_unit).max(1)).filter(|u| o.counts.contains(u)).unwrap_or(1);
+        let unit = unit_word(o, lang);
+        let r = &mut ans.rendered;
+        r.title(t(lang, &o.name_zh, &o.name_en));
+        let mut lines = vec![format!(
+            "{}{}/{}{}{}",
+            t(lang, "月付 ", "Monthly "),
+            money_range(o.price),
+            unit,
+            t(lang, "/月", "/month"),
+            if o.estimated { t(lang, "（估算价，以报价为准）", " (estimate: ask sales for a quote)") } else { "" }
+        )];
+        if o.hourly {
+            let per_hour = o.price.scale(1.0 / ctx.cat.billing.hours_per_month);
+            lines.push(format!("{}{}{}", t(lang, "按小时折算约 ", "about "), money_range(per_hour), t(lang, "/小时", "/hour")));
+        }
+        if o.annual_discount > 0.0 {
+            lines.push(format!(
+                "{}{:.0}%{}{}/{}{}",
+                t(lang, "年付优惠 ", "Annual: "),
+                o.annual_discount * 100.0,
+                t(lang, "，折后 ", " off, "),
+                money_range(o.price.scale(1.0 - o.annual_discount)),
+                unit,
+                t(lang, "/月", "/month")
+            ));
+        } else {
+            lines.push(t(lang, "不参与年付折扣（弹性计费）", "no annual discount (elastic billing)").to_string());
+        }
+        if units > 1 || months.is_some() {
+            let m = months.unwrap_or(1.0);
+            let monthly = o.price.scale(units as f64);
+            let disc = if m >= 12.0 { o.annual_discount } else { 0.0 };
+            let total = monthly.scale(m * (1.0 - disc));
+            lines.push(match lang {
+                Lang::Zh => format!(
+                    "{units} {unit} × {m:.0} 个月：{}{}",
+                    money_range(total),
+                    if disc > 0.0 { format!("（年付价；原价 {}）", money_range(monthly.scale(m))) } else { String::new() }
+                ),
+                Lang::En => format!(
+                    "{units} {unit}(s) × {m:.0} months: {}{}",
+                    money_range(total),
+                    if disc > 0.0 { format!(" (annual price; list {})", money_range(monthly.scale(m))) } else { String::new() }
+                ),
+            });
+        }
+        if !o.addons.is_empty() {
+            let add: Vec<String> = o.addons.iter().map(|x| format!("{} +{}", t(lang, &x.name_zh, &x.name_en), money(x.price))).collect();
+            lines.push(format!("{}{}", t(lang, "加配：", "Add-ons: "), add.join(t(lang, "，", ", "))));
+        }
+        lines.push(t(lang, &o.notes_zh, &o.notes_en).to_string());
+        r.bullets(lines);
+        if ans.recommendation.is_none() {
+            ans.recommendation = priced(ctx, o, units);
+        }
+    }
+    let included = match lang {
+        Lang::Zh => ctx.cat.billing.included_zh.join("、"),
+        Lang::En => ctx.cat.billing.included_en.join(", "),
+    };
+    ans.rendered.text(format!("{}{}", t(lang, "已含：", "Included: "), included));
+    if months.is_some_and(|m| m >= 12.0) || a.annual {
+        add_topic(ctx, ans, "billing");
+    }
+}
+
+/// The JSON of a priced offer: no workload, so nothing is needed of it.
+fn priced(ctx: &Context<'_>, o: &Offer, units: u32) -> Option<ConfigJson> {
+    let gpu = ctx.cat.gpu(&o.gpu)?;
+    let mem = o.slice_memory_gb.unwrap_or(gpu.memory_gb) * (units * o.cards_per_unit) as f64;
+    let monthly = o.price.scale(units as f64);
+    Some(ConfigJson {
+        offer: o.id.clone(),
+        gpu: gpu.id.clone(),
+        count: units,
+        vram_gb: mem,
+        monthly_cny: monthly,
+        annual_monthly_cny: monthly.scale(1.0 - o.annual_discount),
+        estimated_price: o.estimated,
+        precision: Precision::Bf16.id(),
+        needed_gb: 0.0,
+        per_card_gb: 0.0,
+        why: None,
+    })
+}
+
+fn add_topic(ctx: &Context<'_>, ans: &mut Answer, id: &str) {
+    if let Some(tp) = ctx.cat.topic(id) {
+        let lang = ctx.lang;
+        let text = t(lang, &tp.text_zh, &tp.text_en);
+        let first: String = text.split_inclusive(['。', '\n']).next().unwrap_or(text).chars().take(200).collect();
+        ans.rendered.text(format!("**{}** {}", t(lang, &tp.title_zh, &tp.title_en), first.trim()));
+        ans.topics.push(tp.id.clone());
+    }
+}
+
+/// The whole price list, when a question names no card.
+pub fn price_table(ctx: &Context<'_>, ans: &mut Answer) {
+    let lang = ctx.lang;
+    let head = match lang {
+        Lang::Zh => vec!["配置".into(), "显存".into(), "月付".into(), "年付折扣".into()],
+        Lang::En => vec!["offer".into(), "memory".into(), "monthly".into(), "annual".into()],
+    };
+    let rows = ctx
+        .cat
+        .offers
+        .iter()
+        .map(|o| {
+            let mem = o.slice_memory_gb.or_else(|| ctx.cat.gpu(&o.gpu).map(|g| g.memory_gb * o.cards_per_unit as f64)).unwrap_or(0.0);
+            vec![
+                t(lang, &o.name_zh, &o.name_en).to_string(),
+                format!("{mem:.0} GB"),
+                format!("{}{}", money_range(o.price), if o.estimated { t(lang, "（估）", " (est.)") } else { "" }),
+                if o.annual_discount > 0.0 { format!("-{:.0}%", o.annual_discount * 100.0) } else { "—".into() },
+            ]
+        })
+        .collect();
+    ans.rendered.table(head, rows);
+}
+
+fn ratio(a: f64, b: f64) -> String {
+    format!("{:.1}×", a / b)
+}
+
+pub fn compare(ctx: &Context<'_>, ans: &mut Answer) {
+    let lang = ctx.lang;
+    let gpus: Vec<&Gpu> = ctx.asked.gpus.iter().filter_map(|g| ctx.cat.gpu(g)).take(4).collect();
+    ans.compare = Some(gpus.iter().map(|g| g.id.clone()).collect());
+    let mut head = vec![t(lang, "指标", "spec").to_string()];
+    head.extend(gpus.iter().map(|g| g.name.clone()));
+    let row = |label: &str, f: &dyn Fn(&Gpu) -> String| {
+        let mut r = vec![label.to_string()];
+        r.extend(gpus.iter().map(|g| f(g)));
+        r
+    };
+    let price = |g: &Gpu| {
+        ctx.cat.offer_for_gpu(&g.id).map_or("—".to_string(), |o| {
+            let per_card = o.price.scale(1.0 / o.cards_per_unit as f64);
+            format!("{}{}", money_range(per_card), t(lang, "/卡/月", "/card/month"))
+        })
+    };
+    let rows = vec![
+        row(t(lang, "显存", "memory"), &|g| format!("{:.0} GB {}", g.memory_gb, g.memory_type)),
+        row(t(lang, "带宽", "bandwidth"), &|g| format!("{:.0} GB/s", g.bandwidth_gbs)),
+        row("FP16/BF16 TFLOPS", &|g| format!("{:.0}", g.fp16_tflops)),
+        row("FP8", &|g| if g.fp8() { format!("{:.0} TFLOPS", g.fp8_tflops) } else { t(lang, "不支持", "no").into() }),
+        row(t(lang, "卡间互联", "link"), &|g| if g.link.is_empty() { "PCIe".into() } else { g.link.clone() }),
+        row(t(lang, "月租", "price"), &price),
+    ];
+    ans.rendered.table(head, rows);
+    if gpus.len() >= 2 {
+        let (a, b) = (gpus[0], gpus[1]);
+        let mut lines = vec![
+            match lang {
+                Lang::Zh => format!("推理单路生成速度看带宽：{} 约为 {} 的 {}。", a.name, b.name, ratio(a.bandwidth_gbs, b.bandwidth_gbs)),
+                Lang::En => format!("Single-stream decoding follows bandwidth: the {} is {} the {}.", a.name, ratio(a.bandwidth_gbs, b.bandwidth_gbs), b.name),
+            },
+            match lang {
+                Lang::Zh => format!("训练算力（BF16 稠密）：{} 约为 {} 的 {}。", a.name, b.name, ratio(a.fp16_tflops, b.fp16_tflops)),
+                Lang::En => format!("Training compute (dense BF16): the {} is {} the {}.", a.name, ratio(a.fp16_tflops, b.fp16_tflops), b.name),
+            },
+        ];
+        let bigger = if a.memory_gb >= b.memory_gb { a } else { b };
+        lines.push(match lang {
+            Lang::Zh => format!("能装多大的模型看显存：{} 有 {:.0} GB。先按显存选，再看带宽和价格。", bigger.name, bigger.memory_gb),
+            Lang::En => format!("What fits is set by memory: the {} has {:.0} GB. Choose by memory first, then bandwidth and price.", bigger.name, bigger.memory_gb),
+        });
+        let multi_train: Vec<&str> = gpus.iter().filter(|g| g.bf16 && !g.link.is_empty() && !g.id.starts_with("rtx")).map(|g| g.name.as_str()).collect();
+        if !multi_train.is_empty() {
+            lines.push(match lang {
+                Lang::Zh => format!("多卡训练选有 NVLink/HCCS 的：{}。", multi_train.join("、")),
+                Lang::En => format!("For multi-card training take the one with NVLink/HCCS: {}.", multi_train.join(", ")),
+            });
+        }
+        ans.rendered.bullets(lines);
+    }
+    if gpus.iter().any(|g| g.id.starts_with("rtx")) && gpus.iter().any(|g| !g.id.starts_with("rtx")) {
+        add_topic(ctx, ans, "consumer-vs-datacenter");
+    } else {
+        add_topic(ctx, ans, "hbm-bandwidth");
+    }
+}

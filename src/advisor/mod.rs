@@ -1,0 +1,19 @@
+//! The advisor core: pure and synchronous. Question text and conversation state in,
+//! answer and new state out. It does no IO and names no runtime, network or platform
+//! crate (a test enforces it); data arrives as text from the caller.
+
+pub mod answer;
+pub mod budget;
+pub mod catalog;
+pub mod compose;
+pub mod describe;
+pub mod estimate;
+pub mod lexicon;
+pub mod market;
+pub mod numerals;
+pub mod parse;
+pub mod recommend;
+pub mod reply;
+pub mod workload;
+
+pub use answer::{Advisor, Answer, Intent, State};

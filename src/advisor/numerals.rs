@@ -1,0 +1,194 @@
+//! Numbers as people write them in chat: `3,000`, `1.5万`, `3k`, `三千五`, `一万二`,
+//! `七百亿`, `千亿`, `1000 亿`, `两张`. Pure functions, no allocation on the hot path
+//! beyond what the caller holds.
+
+/// The regular-expression fragment that the slot patterns in `intents/` call `{NUM}`:
+/// an Arabic number (optionally with thousands separators, a decimal part and a unit
+/// suffix) or a run of Chinese numeral characters.
+pub const NUM_PATTERN: &str = r"(?:[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[kKwWmMtT]|\s*(?:万|千|百|亿))?|[零〇一二两三四五六七八九十百千万亿]+)";
+
+fn cn_digit(c: char) -> Option<u32> {
+    Some(match c {
+        '零' | '〇' => 0,
+        '一' => 1,
+        '二' | '两' => 2,
+        '三' => 3,
+        '四' => 4,
+        '五' => 5,
+        '六' => 6,
+        '七' => 7,
+        '八' => 8,
+        '九' => 9,
+        _ => return None,
+    })
+}
+
+fn cn_unit(c: char) -> Option<f64> {
+    Some(match c {
+        '十' => 10.0,
+        '百' => 100.0,
+        '千' => 1_000.0,
+        '万' => 10_000.0,
+        '亿' => 100_000_000.0,
+        _ => return None,
+    })
+}
+
+/// Parses a run of Chinese numerals, including the colloquial forms where the last
+/// digit stands for the next lower unit (`三千五` = 3500, `一万二` = 12000).
+pub fn parse_chinese(s: &str) -> Option<f64> {
+    let mut total = 0.0; // everything already closed by 万 or 亿
+    let mut section = 0.0; // the part below the current 万/亿
+    let mut num: Option<f64> = None; // a digit waiting for its unit
+    let mut last_unit = 1.0;
+    let mut seen = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            continue;
+        }
+        if let Some(d) = cn_digit(c) {
+            num = Some(d as f64);
+        } else if let Some(u) = cn_unit(c) {
+            if u >= 10_000.0 {
+                section += num.take().unwrap_or(0.0);
+                if section == 0.0 && total == 0.0 {
+                    section = 1.0; // bare 万 / 亿
+                }
+                total = (total + section) * u;
+                section = 0.0;
+            } else {
+                section += num.take().unwrap_or(1.0) * u;
+            }
+            last_unit = u;
+        } else {
+            return None;
+        }
+        seen = true;
+    }
+    if !seen {
+        return None;
+    }
+    // A digit right after a unit counts in the next lower unit (`三千五` = 3500), but
+    // not after 零 (`一百零五` = 105).
+    let tail = match num {
+        Some(d) if last_unit >= 10.0 && ends_digit_after_unit(s) => d * last_unit / 10.0,
+        Some(d) => d,
+        None => 0.0,
+    };
+    Some(total + section + tail)
+}
+
+fn ends_digit_after_unit(s: &str) -> bool {
+    let cs: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
+    cs.len() >= 2 && cn_digit(cs[cs.len() - 1]).is_some() && cn_unit(cs[cs.len() - 2]).is_some()
+}
+
+/// Parses a number as matched by [`NUM_PATTERN`]. `k_binary` makes `k` mean 1024 (token
+/// counts such as `8k` context) instead of 1000 (money, users). `m` is a million
+/// (`2^20` when `k_binary`), `t` a trillion, `w`/`万` ten thousand, `亿` 10^8.
+pub fn parse_number(s: &str, k_binary: bool) -> Option<f64> {
+    let s = s.trim();
+    if s.is_empty() {
+        return None;
+    }
+    let first = s.chars().next()?;
+    if !first.is_ascii_digit() {
+        return parse_chinese(s);
+    }
+    let end = s.find(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.')).unwrap_or(s.len());
+    let digits: String = s[..end].chars().filter(|c| *c != ',').collect();
+    let base: f64 = digits.parse().ok()?;
+    let rest = s[end..].trim_start();
+    let mult = match rest.chars().next() {
+        None => 1.0,
+        Some('k' | 'K') => {
+            if k_binary {
+                1024.0
+            } else {
+                1_000.0
+            }
+        }
+        Some('m' | 'M') => {
+            if k_binary {
+                1_048_576.0
+            } else {
+                1_000_000.0
+            }
+        }
+        Some('t' | 'T') => 1e12,
+        Some('w' | 'W' | '万') => 10_000.0,
+        Some('千') => 1_000.0,
+        Some('百') => 100.0,
+        Some('亿') => 1e8,
+        Some(_) => 1.0,
+    };
+    let v = base * mult;
+    v.is_finite().then_some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(input: &str, k_binary: bool, expected: f64) {
+        let got = parse_number(input, k_binary);
+        assert_eq!(got, Some(expected), "{input:?}");
+    }
+
+    #[test]
+    fn chinese_numerals() {
+        for (s, v) in [
+            ("三千五", 3500.0),
+            ("两万", 20000.0),
+            ("一万二", 12000.0),
+            ("七百亿", 7e10),
+            ("千亿", 1e11),
+            ("三百亿", 3e10),
+            ("五千", 5000.0),
+            ("十", 10.0),
+            ("十二", 12.0),
+            ("二十五", 25.0),
+            ("一百零五", 105.0),
+            ("一百五", 150.0),
+            ("两", 2.0),
+            ("四", 4.0),
+            ("一万", 10000.0),
+            ("六千", 6000.0),
+            ("八", 8.0),
+            ("一千亿", 1e11),
+            ("两万五", 25000.0),
+        ] {
+            check(s, false, v);
+        }
+    }
+
+    #[test]
+    fn arabic_with_units() {
+        check("3,000", false, 3000.0);
+        check("1.5万", false, 15000.0);
+        check("1.5w", false, 15000.0);
+        check("3k", false, 3000.0);
+        check("8k", true, 8192.0);
+        check("32k", true, 32768.0);
+        check("1000 亿", false, 1e11);
+        check("50 亿", false, 5e9);
+        check("1T", false, 1e12);
+        check("2800", false, 2800.0);
+        check("1.5", false, 1.5);
+    }
+
+    #[test]
+    fn garbage_is_none() {
+        assert_eq!(parse_number("", false), None);
+        assert_eq!(parse_number("abc", false), None);
+        assert_eq!(parse_chinese("三x"), None);
+    }
+
+    #[test]
+    fn pattern_matches_what_parse_reads() {
+        let re = regex::Regex::new(&format!("^{NUM_PATTERN}$")).unwrap();
+        for s in ["三千五", "1.5万", "3k", "3,000", "七百亿", "1000 亿", "8k"] {
+            assert!(re.is_match(s), "{s}");
+        }
+    }
+}

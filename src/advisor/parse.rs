@@ -1,0 +1,330 @@
+//! The question parser: free text → what it states (`Asked`), which cues it carries and
+//! which knowledge topics it touches. Pure: the lexicon and catalog are compiled once by
+//! `Parser::new`; parsing allocates only the normalised copy of the question.
+
+use super::catalog::{normalize_alias, Catalog};
+use super::lexicon::{normalize, Lexicon};
+use super::workload::{Asked, Precision, Task};
+use regex::Regex;
+use std::collections::HashMap;
+
+/// Questions longer than this many bytes are cut (at a char boundary) before parsing:
+/// chat questions are short, and the cap bounds the work per message.
+pub const MAX_QUESTION_BYTES: usize = 2000;
+/// Sizes beyond this are absurd for a rental question (the largest public models are
+/// ~2T parameters).
+pub const MAX_PARAMS_B: f64 = 10_000.0;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    Zh,
+    En,
+}
+
+impl Lang {
+    pub fn id(self) -> &'static str {
+        match self {
+            Lang::Zh => "zh",
+            Lang::En => "en",
+        }
+    }
+}
+
+/// Something the question states that cannot be right.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Invalid {
+    NegativeSize(f64),
+    HugeSize(f64),
+    HugeNumber(&'static str, f64),
+}
+
+/// What one question says, before any conversation context.
+#[derive(Debug, Clone, Default)]
+pub struct Parsed {
+    pub lang: Option<Lang>,
+    pub empty: bool,
+    pub asked: Asked,
+    pub cues: Vec<&'static str>,
+    /// Topic ids by descending score.
+    pub topics: Vec<String>,
+    pub invalid: Option<Invalid>,
+    /// Slots that modify a workload were stated (for follow-ups).
+    pub modifiers: bool,
+}
+
+impl Parsed {
+    pub fn cue(&self, name: &str) -> bool {
+        self.cues.contains(&name)
+    }
+    pub fn lang(&self) -> Lang {
+        self.lang.unwrap_or(Lang::Zh)
+    }
+}
+
+/// The compiled parser.
+pub struct Parser {
+    lex: Lexicon,
+    gpu_re: Regex,
+    gpu_by_alias: HashMap<String, String>,
+    model_re: Option<Regex>,
+    model_by_alias: HashMap<String, String>,
+    topics: Vec<(String, Vec<String>)>,
+}
+
+impl Parser {
+    pub fn new(lex: Lexicon, cat: &Catalog) -> Parser {
+        let mut gpu_by_alias = HashMap::new();
+        let mut alts: Vec<String> = Vec::new();
+        for g in &cat.gpus {
+            for a in g.aliases.iter().chain(std::iter::once(&g.id)) {
+                let a = a.to_lowercase();
+                gpu_by_alias.insert(normalize_alias(&a), g.id.clone());
+                alts.push(a);
+            }
+        }
+        alts.sort_by_key(|a| std::cmp::Reverse(a.chars().count()));
+        alts.dedup();
+        let pattern = alts
+            .iter()
+            .map(|a| {
+                a.split([' ', '-', '_'])
+                    .filter(|s| !s.is_empty())
+                    .map(regex::escape)
+                    .collect::<Vec<_>>()
+                    .join(r"[\s\-_]*")
+            })
+            .collect::<Vec<_>>()
+            .join("|");
+        let gpu_re = Regex::new(&format!("(?:{pattern})")).expect("escaped aliases compile");
+
+        let mut model_by_alias = HashMap::new();
+        let mut malts: Vec<String> = Vec::new();
+        for m in &cat.models {
+            for a in m.aliases.iter().chain(std::iter::once(&m.id)) {
+                let n = normalize_alias(a);
+                if !n.is_empty() {
+                    model_by_alias.insert(n.clone(), m.id.clone());
+                    malts.push(n);
+                }
+            }
+        }
+        malts.sort_by_key(|a| std::cmp::Reverse(a.len()));
+        malts.dedup();
+        let model_re = (!malts.is_empty()).then(|| {
+            let p = malts.iter().map(|a| regex::escape(a)).collect::<Vec<_>>().join("|");
+            Regex::new(&p).expect("escaped aliases compile")
+        });
+        let topics = cat
+            .topics
+            .iter()
+            .map(|t| (t.id.clone(), t.triggers.iter().map(|s| s.to_lowercase()).collect()))
+            .collect();
+        Parser { lex, gpu_re, gpu_by_alias, model_re, model_by_alias, topics }
+    }
+
+    pub fn lexicon(&self) -> &Lexicon {
+        &self.lex
+    }
+
+    /// Parses one question.
+    pub fn parse(&self, raw: &str, usd_cny: f64) -> Parsed {
+        let mut cut = raw.len().min(MAX_QUESTION_BYTES);
+        while !raw.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let text = normalize(&raw[..cut]);
+        let mut p = Parsed { empty: text.is_empty(), ..Parsed::default() };
+        p.lang = detect_lang(&text);
+        if p.empty {
+            return p;
+        }
+        let lex = &self.lex;
+        for cue in super::lexicon::CUES {
+            if lex.has(cue, &text) {
+                p.cues.push(cue);
+            }
+        }
+        let a = &mut p.asked;
+
+        // Cards, with a count written next to them.
+        for m in self.gpu_re.find_iter(&text) {
+            let before = text[..m.start()].chars().next_back();
+            let after = text[m.end()..].chars().next();
+            let prefix = &text[..m.start()];
+            let times = prefix.trim_end().ends_with(['x', '*'])
+                && prefix.trim_end().trim_end_matches(['x', '*']).trim_end().ends_with(|c: char| c.is_ascii_digit());
+            let glued_before = before.is_some_and(|c| c.is_ascii_alphanumeric()) && !times;
+            let glued_after = after.is_some_and(|c| c.is_ascii_alphanumeric());
+            if glued_before || glued_after {
+                continue;
+            }
+            let Some(id) = self.gpu_by_alias.get(&normalize_alias(m.as_str())) else { continue };
+            if a.gpus.contains(id) {
+                continue;
+            }
+            if a.gpus.is_empty() {
+                let start = prefix.len().saturating_sub(24);
+                let start = (start..=prefix.len()).find(|i| prefix.is_char_boundary(*i)).unwrap_or(0);
+                let count = lex
+                    .find("card_count.before", &prefix[start..])
+                    .or_else(|| lex.find("card_count.after", &text[m.end()..]))
+                    .map(|f| f.value);
+                if let Some(c) = count.filter(|c| *c >= 1.0 && *c <= 64.0) {
+                    a.gpu_count = Some(c as u32);
+                }
+            }
+            a.gpus.push(id.clone());
+        }
+        a.gpu = a.gpus.first().cloned();
+        if a.gpu_count.is_none() {
+            a.gpu_count = ["card_count", "card_count.pair", "card_count.single"]
+                .iter()
+                .find_map(|s| lex.find(s, &text))
+                .map(|f| f.value)
+                .filter(|c| *c >= 1.0 && *c <= 64.0)
+                .map(|c| c as u32);
+        }
+
+        // The model: the longest catalog alias, else a bare size.
+        let squeezed = normalize_alias(&text);
+        if let Some(re) = &self.model_re {
+            for m in re.find_iter(&squeezed) {
+                let after = squeezed[m.end()..].chars().next();
+                if after.is_some_and(|c| c.is_ascii_digit()) {
+                    continue;
+                }
+                a.model = self.model_by_alias.get(m.as_str()).cloned();
+                break;
+            }
+        }
+        let tokens_b = lex.find("train_tokens.billion", &text);
+        let size_text = match tokens_b {
+            Some(f) => format!("{}{}", &text[..f.start], &text[f.end..]),
+            None => text.clone(),
+        };
+        if a.model.is_none() {
+            if let Some(f) = lex.find("size", &size_text) {
+                let b = if f.value >= 1e6 { f.value / 1e9 } else { f.value };
+                let negative = matches!(f.before, Some('-' | '负'))
+                    && size_text[..f.start].chars().rev().nth(1).is_none_or(|c| !c.is_alphanumeric());
+                if negative {
+                    p.invalid = Some(Invalid::NegativeSize(b));
+                } else if b > MAX_PARAMS_B {
+                    p.invalid = Some(Invalid::HugeSize(b));
+                } else if b > 0.0 {
+                    a.size_b = Some(b);
+                }
+            }
+        }
+
+        // Task and precision.
+        a.task = [
+            ("task.qlora", Task::Qlora),
+            ("task.pretrain", Task::Pretrain),
+            ("task.full", Task::Full),
+            ("task.lora", Task::Lora),
+            ("task.train", Task::Lora),
+        ]
+        .iter()
+        .find(|(s, _)| lex.has(s, &text))
+        .map(|(_, t)| *t)
+        .or_else(|| lex.has("task.inference", &text).then_some(Task::Inference));
+        a.image = lex.has("task.image", &text);
+        let kv = lex.find("kv.8bit", &text);
+        a.kv_8bit = kv.is_some();
+        let prec_text = match kv {
+            Some(f) => format!("{} {}", &text[..f.start], &text[f.end..]),
+            None => text.clone(),
+        };
+        a.precision = [
+            ("precision.fp32", Precision::Fp32),
+            ("precision.fp8", Precision::Fp8),
+            ("precision.int8", Precision::Int8),
+            ("precision.int4", Precision::Int4),
+            ("precision.fp16", Precision::Fp16),
+            ("precision.bf16", Precision::Bf16),
+        ]
+        .iter()
+        .find(|(s, _)| lex.has(s, &prec_text))
+        .map(|(_, p)| *p);
+        let native = a.precision.is_none() && lex.has("precision.native", &prec_text);
+        a.awq = lex.has("format.awq", &text);
+        a.optimizer_8bit = lex.has("optimizer.8bit", &text);
+        a.offload = lex.has("optimizer.offload", &text);
+
+        // Numbers.
+        let num = |slot: &str, k_binary: bool| lex.find_with(slot, &text, k_binary).map(|f| f.value);
+        let bounded = |v: Option<f64>, name: &'static str, max: f64, p: &mut Option<Invalid>| {
+            v.and_then(|v| {
+                if v > max {
+                    *p = Some(Invalid::HugeNumber(name, v));
+                    None
+                } else {
+                    (v >= 1.0).then_some(v)
+                }
+            })
+        };
+        let mut invalid = p.invalid.take();
+        a.concurrency = bounded(num("concurrency", false), "concurrency", 1e6, &mut invalid).map(|v| v as u32);
+        a.context = bounded(num("context", true), "context", 1e8, &mut invalid).map(|v| v as u32);
+        a.micro_batch = bounded(num("micro_batch", false), "batch", 1e5, &mut invalid).map(|v| v as u32);
+        let tokens = tokens_b
+            .map(|f| f.value * 1e9)
+            .or_else(|| num("train_tokens", false).filter(|v| *v >= 1e6));
+        a.train_tokens = bounded(tokens, "tokens", 1e16, &mut invalid);
+        let usd = num("budget.usd", false).map(|v| v * usd_cny);
+        // A "budget" under ¥100 is a count ("两块"), not money.
+        let budget = usd.or_else(|| num("budget.amount", false)).filter(|v| *v >= 100.0);
+        a.budget_cny = bounded(budget, "budget", 1e9, &mut invalid);
+        let months = num("months", false)
+            .or_else(|| num("months.half", false))
+            .or_else(|| num("years", false).filter(|y| *y <= 10.0).map(|y| y * 12.0));
+        a.months = bounded(months, "months", 120.0, &mut invalid);
+        p.invalid = invalid;
+        a.annual = p.cues.contains(&"annual");
+        a.domestic = p.cues.contains(&"domestic");
+        if native {
+            a.precision = None; // the model's native precision: the default
+        }
+        if a.task == Some(Task::Inference) && a.concurrency.is_none() {
+            a.concurrency = a.micro_batch.take();
+        }
+        p.modifiers = a.task.is_some()
+            || a.precision.is_some()
+            || native
+            || a.concurrency.is_some()
+            || a.context.is_some()
+            || a.micro_batch.is_some()
+            || a.train_tokens.is_some()
+            || a.budget_cny.is_some()
+            || a.months.is_some()
+            || a.annual
+            || a.domestic
+            || a.kv_8bit
+            || a.optimizer_8bit
+            || a.offload
+            || !a.gpus.is_empty()
+            || a.gpu_count.is_some();
+
+        // Knowledge topics: the summed length of the triggers found.
+        let mut scored: Vec<(&String, usize)> = self
+            .topics
+            .iter()
+            .map(|(id, trig)| (id, trig.iter().filter(|t| text.contains(t.as_str())).map(|t| t.chars().count()).sum()))
+            .filter(|(_, s)| *s > 0)
+            .collect();
+        scored.sort_by_key(|(_, s)| std::cmp::Reverse(*s));
+        p.topics = scored.into_iter().map(|(id, _)| id.clone()).collect();
+        p
+    }
+}
+
+fn detect_lang(text: &str) -> Option<Lang> {
+    if text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c) || ('\u{3400}'..='\u{4dbf}').contains(&c)) {
+        Some(Lang::Zh)
+    } else if text.chars().any(|c| c.is_ascii_alphabetic()) {
+        Some(Lang::En)
+    } else {
+        None
+    }
+}

@@ -1,0 +1,274 @@
+//! Recommendation: the cheapest rentable configuration that fits a workload, by the
+//! rules of DOMAIN.md §6 (20 % headroom, card counts, which cards may train, FP8 only on
+//! FP8 cards, domestic hardware only when asked, step-down, budgets, job cost).
+
+use super::catalog::{Catalog, Gpu, Offer, Range, Unit};
+use super::estimate::{self, Bill};
+use super::workload::{Precision, Task, Workload};
+
+/// A recommendation needs `need × HEADROOM ≤ memory` (DOMAIN.md §6).
+pub const HEADROOM: f64 = 1.2;
+/// A feasibility verdict needs `need ≤ TIGHT × memory` (DOMAIN.md §6).
+pub const TIGHT: f64 = 0.95;
+
+/// One configuration: `units` of an offer (cards, machines or a slice) at a precision.
+#[derive(Debug, Clone)]
+pub struct Candidate<'c> {
+    pub offer: &'c Offer,
+    pub gpu: &'c Gpu,
+    pub units: u32,
+    pub cards: u32,
+    pub precision: Precision,
+    pub bill: Bill,
+    pub per_card_gb: f64,
+    pub card_memory_gb: f64,
+    pub train_hours: Option<f64>,
+    pub decode_tokens_per_s: Option<f64>,
+    pub months_limit: Option<f64>,
+}
+
+impl Candidate<'_> {
+    pub fn monthly(&self) -> Range {
+        self.offer.price.scale(self.units as f64)
+    }
+    pub fn annual_monthly(&self) -> Range {
+        self.monthly().scale(1.0 - self.offer.annual_discount)
+    }
+    pub fn vram_gb(&self) -> f64 {
+        self.card_memory_gb * self.cards as f64
+    }
+    /// Memory the configuration needs over all its cards.
+    pub fn needed_gb(&self) -> f64 {
+        self.per_card_gb * self.cards as f64
+    }
+    pub fn fits_headroom(&self) -> bool {
+        self.per_card_gb * HEADROOM <= self.card_memory_gb
+    }
+    pub fn fits_tight(&self) -> bool {
+        self.per_card_gb <= TIGHT * self.card_memory_gb
+    }
+    pub fn job_months(&self, hours_per_month: f64) -> Option<f64> {
+        self.train_hours.map(|h| h / hours_per_month)
+    }
+    /// The ranking cost: monthly midpoint, or the whole job's cost when the data size
+    /// is known (DOMAIN.md §6).
+    pub fn cost(&self, hours_per_month: f64) -> f64 {
+        let m = self.monthly().mid();
+        match self.job_months(hours_per_month) {
+            Some(months) => m * months,
+            None => m,
+        }
+    }
+}
+
+/// What the user imposed on the search.
+#[derive(Debug, Clone, Default)]
+pub struct Limits {
+    pub domestic: bool,
+    pub gpu: Option<String>,
+    pub count: Option<u32>,
+    pub budget: Option<f64>,
+    pub months: Option<f64>,
+}
+
+/// Why an offer cannot run a workload at all (not a memory question).
+pub fn ineligible(offer: &Offer, gpu: &Gpu, cards: u32, w: &Workload, p: Precision) -> Option<&'static str> {
+    let training = w.task.is_training();
+    if training && (offer.inference_only || offer.unit == Unit::Slice) {
+        return Some("inference-only");
+    }
+    if training && !gpu.bf16 {
+        return Some("no-bf16");
+    }
+    if training && cards > 1 && offer.link.is_empty() {
+        return Some("no-nvlink");
+    }
+    if p == Precision::Fp8 && !gpu.fp8() {
+        return Some("no-fp8");
+    }
+    if w.awq && p == Precision::Int4 && !gpu.awq {
+        return Some("no-awq");
+    }
+    if w.arch.diffusion && cards > 1 {
+        return Some("single-card");
+    }
+    None
+}
+
+fn card_memory(offer: &Offer, gpu: &Gpu) -> f64 {
+    offer.slice_memory_gb.unwrap_or(gpu.memory_gb)
+}
+
+/// Builds a candidate for `units` of `offer` at precision `p`.
+pub fn candidate<'c>(cat: &'c Catalog, offer: &'c Offer, units: u32, w: &Workload, p: Precision) -> Option<Candidate<'c>> {
+    let gpu = cat.gpu(&offer.gpu)?;
+    let cards = units * offer.cards_per_unit;
+    let bill = estimate::bill(w, p);
+    let per_card_gb = bill.per_card(cards);
+    Some(Candidate {
+        offer,
+        gpu,
+        units,
+        cards,
+        precision: p,
+        train_hours: estimate::train_hours(w, gpu, cards),
+        decode_tokens_per_s: estimate::decode_tokens_per_s(w, &bill, p, gpu, cards),
+        bill,
+        per_card_gb,
+        card_memory_gb: card_memory(offer, gpu),
+        months_limit: None,
+    })
+}
+
+/// Every eligible configuration of the catalog under `limits`, with the precision
+/// chosen per card by `precision_for` (None: this card can't run that level).
+pub fn candidates<'c>(
+    cat: &'c Catalog,
+    w: &Workload,
+    limits: &Limits,
+    precision_for: &dyn Fn(&Gpu) -> Option<Precision>,
+) -> Vec<Candidate<'c>> {
+    let mut out = Vec::new();
+    for offer in &cat.offers {
+        if offer.domestic != limits.domestic {
+            continue;
+        }
+        if limits.gpu.as_deref().is_some_and(|g| g != offer.gpu) {
+            continue;
+        }
+        let Some(gpu) = cat.gpu(&offer.gpu) else { continue };
+        let Some(p) = precision_for(gpu) else { continue };
+        for &units in &offer.counts {
+            let cards = units * offer.cards_per_unit;
+            if limits.count.is_some_and(|c| c != cards && c != units) {
+                continue;
+            }
+            if ineligible(offer, gpu, cards, w, p).is_some() {
+                continue;
+            }
+            if let Some(mut c) = candidate(cat, offer, units, w, p) {
+                c.months_limit = limits.months;
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+fn within_budget(c: &Candidate<'_>, budget: Option<f64>) -> bool {
+    budget.is_none_or(|b| c.monthly().max <= b + 1e-9)
+}
+
+/// Picks the cheapest of the fitting candidates; with a data size, the cheapest job that
+/// finishes within the rental period (the fastest when none does), ties to the faster.
+pub fn cheapest<'a, 'c>(list: &'a [Candidate<'c>], hours_per_month: f64) -> Option<&'a Candidate<'c>> {
+    let in_time = |c: &Candidate<'_>| match (c.job_months(hours_per_month), c.months_limit) {
+        (Some(need), Some(limit)) => need <= limit,
+        _ => true,
+    };
+    let pool: Vec<&Candidate<'c>> = if list.iter().any(in_time) {
+        list.iter().filter(|c| in_time(c)).collect()
+    } else {
+        return fastest(list);
+    };
+    pool.into_iter().min_by(|a, b| {
+        let (ca, cb) = (a.cost(hours_per_month), b.cost(hours_per_month));
+        if (ca - cb).abs() <= 1e-6 * ca.max(cb) {
+            let ha = a.train_hours.unwrap_or(0.0);
+            let hb = b.train_hours.unwrap_or(0.0);
+            ha.total_cmp(&hb).then(b.card_memory_gb.total_cmp(&a.card_memory_gb)).then(a.cards.cmp(&b.cards))
+        } else {
+            ca.total_cmp(&cb)
+        }
+    })
+}
+
+pub fn fastest<'a, 'c>(list: &'a [Candidate<'c>]) -> Option<&'a Candidate<'c>> {
+    list.iter()
+        .filter(|c| c.train_hours.is_some())
+        .min_by(|a, b| a.train_hours.unwrap_or(f64::MAX).total_cmp(&b.train_hours.unwrap_or(f64::MAX)))
+}
+
+/// The precision a card runs at one step-down level (DOMAIN.md §6): the requested
+/// precision at its own level; 16-bit; 8-bit as FP8 on FP8 cards or INT8 elsewhere
+/// (only the named one of the two when the user named it); INT4.
+pub fn precision_at(level: u8, requested: Precision, gpu: &Gpu) -> Option<Precision> {
+    if level == requested.level() {
+        return (requested != Precision::Fp8 || gpu.fp8()).then_some(requested);
+    }
+    match level {
+        0 => Some(Precision::Fp32),
+        1 => Some(Precision::Bf16),
+        2 => Some(if gpu.fp8() { Precision::Fp8 } else { Precision::Int8 }),
+        _ => Some(Precision::Int4),
+    }
+}
+
+/// The outcome of the search.
+#[derive(Debug, Clone)]
+pub struct Plan<'c> {
+    pub best: Option<Candidate<'c>>,
+    pub stepped_down: bool,
+    /// Fits the budget by its lower price only: "possible, ask for a quote".
+    pub quote: Option<Candidate<'c>>,
+    /// Cheaper than `best`, fits without the 20 % headroom.
+    pub tight: Option<Candidate<'c>>,
+    pub fastest: Option<Candidate<'c>>,
+}
+
+/// Searches the catalog for `w` under `limits`.
+pub fn plan<'c>(cat: &'c Catalog, w: &Workload, limits: &Limits) -> Plan<'c> {
+    let hpm = cat.billing.hours_per_month;
+    let levels: Vec<u8> = if w.task == Task::Inference { (w.precision.level()..=3).collect() } else { vec![w.precision.level()] };
+    let mut out = Plan { best: None, stepped_down: false, quote: None, tight: None, fastest: None };
+    for level in levels {
+        let pf = |g: &Gpu| if w.task == Task::Inference { precision_at(level, w.precision, g) } else { Some(w.precision) };
+        let all = candidates(cat, w, limits, &pf);
+        let fitting: Vec<Candidate<'c>> = all.iter().filter(|c| c.fits_headroom()).cloned().collect();
+        let affordable: Vec<Candidate<'c>> = fitting.iter().filter(|c| within_budget(c, limits.budget)).cloned().collect();
+        if out.quote.is_none() && limits.budget.is_some() {
+            out.quote = fitting
+                .iter()
+                .filter(|c| !within_budget(c, limits.budget) && limits.budget.is_some_and(|b| c.monthly().min <= b))
+                .min_by(|a, b| a.cost(hpm).total_cmp(&b.cost(hpm)))
+                .cloned();
+        }
+        if let Some(best) = cheapest(&affordable, hpm).cloned() {
+            let cost = best.cost(hpm);
+            out.tight = all
+                .iter()
+                .filter(|c| !c.fits_headroom() && c.fits_tight() && c.cost(hpm) < cost && within_budget(c, limits.budget))
+                .min_by(|a, b| a.cost(hpm).total_cmp(&b.cost(hpm)))
+                .cloned();
+            out.fastest = fastest(&affordable).filter(|f| f.train_hours < best.train_hours).cloned();
+            out.stepped_down = level != w.precision.level();
+            out.best = Some(best);
+            return out;
+        }
+    }
+    out
+}
+
+/// The configuration a budget alone buys (DOMAIN.md §6): within budget, the largest
+/// per-card memory, then the most such cards (up to 8).
+pub fn budget_pick<'c>(cat: &'c Catalog, budget: f64, domestic: bool) -> Option<(&'c Offer, &'c Gpu, u32)> {
+    let mut best: Option<(&Offer, &Gpu, u32, f64, u32)> = None;
+    for o in cat.offers.iter().filter(|o| o.domestic == domestic) {
+        let Some(g) = cat.gpu(&o.gpu) else { continue };
+        let mem = card_memory(o, g);
+        for &u in &o.counts {
+            let cards = u * o.cards_per_unit;
+            if cards > 8 || o.price.max * u as f64 > budget + 1e-9 {
+                continue;
+            }
+            let better = match best {
+                None => true,
+                Some((_, _, _, bm, bc)) => mem > bm || (mem == bm && cards > bc),
+            };
+            if better {
+                best = Some((o, g, u, mem, cards));
+            }
+        }
+    }
+    best.map(|(o, g, u, _, _)| (o, g, u))
+}

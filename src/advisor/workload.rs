@@ -1,0 +1,340 @@
+//! Workloads: what the user asked for (`Asked`, every field optional, so a follow-up can
+//! override a part of the previous turn) and what the estimator runs (`Workload`, with
+//! the documented defaults filled in and the model's architecture resolved).
+
+use super::catalog::{Catalog, KvForm, Model, ModelKind};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Task {
+    Inference,
+    Lora,
+    Qlora,
+    Full,
+    Pretrain,
+}
+
+impl Task {
+    pub fn is_training(self) -> bool {
+        !matches!(self, Task::Inference)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    Fp32,
+    Bf16,
+    Fp16,
+    Fp8,
+    Int8,
+    Int4,
+}
+
+impl Precision {
+    pub fn id(self) -> &'static str {
+        match self {
+            Precision::Fp32 => "fp32",
+            Precision::Bf16 => "bf16",
+            Precision::Fp16 => "fp16",
+            Precision::Fp8 => "fp8",
+            Precision::Int8 => "int8",
+            Precision::Int4 => "int4",
+        }
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            Precision::Fp32 => "FP32",
+            Precision::Bf16 => "BF16",
+            Precision::Fp16 => "FP16",
+            Precision::Fp8 => "FP8",
+            Precision::Int8 => "INT8",
+            Precision::Int4 => "INT4",
+        }
+    }
+    pub fn from_id(s: &str) -> Option<Precision> {
+        Some(match s {
+            "fp32" => Precision::Fp32,
+            "bf16" => Precision::Bf16,
+            "fp16" => Precision::Fp16,
+            "fp8" => Precision::Fp8,
+            "int8" => Precision::Int8,
+            "int4" => Precision::Int4,
+            _ => return None,
+        })
+    }
+    /// The step-down ladder of DOMAIN.md §6: FP32 → 16-bit → 8-bit → INT4.
+    pub fn level(self) -> u8 {
+        match self {
+            Precision::Fp32 => 0,
+            Precision::Bf16 | Precision::Fp16 => 1,
+            Precision::Fp8 | Precision::Int8 => 2,
+            Precision::Int4 => 3,
+        }
+    }
+    pub fn is_quantized(self) -> bool {
+        matches!(self, Precision::Int8 | Precision::Int4)
+    }
+}
+
+/// What a question (and the turns before it) stated. `None` means "not said".
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Asked {
+    pub model: Option<String>,
+    pub size_b: Option<f64>,
+    pub task: Option<Task>,
+    pub image: bool,
+    pub precision: Option<Precision>,
+    pub awq: bool,
+    pub kv_8bit: bool,
+    pub optimizer_8bit: bool,
+    pub offload: bool,
+    pub concurrency: Option<u32>,
+    pub context: Option<u32>,
+    pub micro_batch: Option<u32>,
+    pub train_tokens: Option<f64>,
+    pub budget_cny: Option<f64>,
+    pub months: Option<f64>,
+    pub annual: bool,
+    pub gpu: Option<String>,
+    pub gpus: Vec<String>,
+    pub gpu_count: Option<u32>,
+    pub offer: Option<String>,
+    pub domestic: bool,
+}
+
+impl Asked {
+    pub fn has_workload(&self) -> bool {
+        self.model.is_some() || self.size_b.is_some()
+    }
+
+    /// This turn's statements laid over the previous turn's (a follow-up).
+    pub fn over(&self, prev: &Asked) -> Asked {
+        let mut m = prev.clone();
+        macro_rules! take {
+            ($($f:ident),*) => { $( if self.$f.is_some() { m.$f = self.$f.clone(); } )* };
+        }
+        take!(model, size_b, task, precision, concurrency, context, micro_batch, train_tokens,
+              budget_cny, months, gpu, gpu_count, offer);
+        if self.model.is_some() && self.size_b.is_none() {
+            m.size_b = None;
+        }
+        if self.size_b.is_some() && self.model.is_none() {
+            m.model = None;
+        }
+        if self.task.is_some() && self.context.is_none() && prev.task != self.task {
+            // The default sequence differs between serving and training.
+            m.context = prev.context.filter(|_| prev.task.is_some_and(|t| t.is_training())
+                == self.task.is_some_and(|t| t.is_training()));
+        }
+        if self.precision.is_some() {
+            m.awq = self.awq;
+        }
+        if !self.gpus.is_empty() {
+            m.gpus = self.gpus.clone();
+            if self.gpu_count.is_none() {
+                m.gpu_count = None;
+            }
+        }
+        m.image |= self.image;
+        m.kv_8bit |= self.kv_8bit;
+        m.optimizer_8bit |= self.optimizer_8bit;
+        m.offload |= self.offload;
+        m.annual |= self.annual;
+        m.domestic |= self.domestic;
+        m
+    }
+}
+
+/// The architecture the estimator computes with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arch {
+    pub params_b: f64,
+    pub active_params_b: f64,
+    pub layers: f64,
+    pub hidden: f64,
+    pub intermediate: f64,
+    pub heads: f64,
+    pub kv_heads: f64,
+    pub head_dim: f64,
+    pub vocab: f64,
+    pub tied: bool,
+    pub kv_form: KvForm,
+    pub kv_latent_dim: f64,
+    pub kv_copies: f64,
+    pub diffusion: bool,
+    pub diffusion_activation_gb: f64,
+}
+
+impl Arch {
+    pub fn from_model(m: &Model) -> Arch {
+        Arch {
+            params_b: m.params_b,
+            active_params_b: m.active_params_b,
+            layers: m.layers as f64,
+            hidden: m.hidden as f64,
+            intermediate: m.intermediate as f64,
+            heads: m.heads as f64,
+            kv_heads: m.kv_heads as f64,
+            head_dim: m.head_dim as f64,
+            vocab: m.vocab as f64,
+            tied: m.tied_embeddings,
+            kv_form: m.kv_form,
+            kv_latent_dim: m.kv_latent_dim as f64,
+            kv_copies: m.kv_copies.max(1) as f64,
+            diffusion: m.kind == ModelKind::Diffusion,
+            diffusion_activation_gb: m.diffusion_activation_gb,
+        }
+    }
+
+    /// A generic Llama-shaped decoder for a bare size (DOMAIN.md §6): GQA with 8 KV
+    /// heads of 128, vocab 32000, layers × hidden by size class; other sizes take the
+    /// nearest class's layers and hidden = √(params ÷ (12 × layers)); intermediate 8/3 ×
+    /// hidden.
+    pub fn generic(params_b: f64) -> Arch {
+        const ROWS: &[(f64, f64, f64)] = &[
+            // (class size in B, layers, hidden)
+            (0.5, 16.0, 1536.0),
+            (2.0, 24.0, 2048.0),
+            (7.0, 32.0, 4096.0),
+            (13.5, 40.0, 5120.0),
+            (32.0, 60.0, 6656.0),
+            (70.0, 80.0, 8192.0),
+            (140.0, 96.0, 12288.0),
+            (405.0, 126.0, 16384.0),
+        ];
+        let in_class = |lo: f64, hi: f64| params_b >= lo && params_b <= hi;
+        let class = if params_b < 1.0 {
+            Some(ROWS[0])
+        } else if in_class(1.0, 3.0) {
+            Some(ROWS[1])
+        } else if in_class(6.5, 8.0) {
+            Some(ROWS[2])
+        } else if in_class(13.0, 14.9) {
+            Some(ROWS[3])
+        } else if in_class(30.0, 34.9) {
+            Some(ROWS[4])
+        } else if in_class(65.0, 72.9) {
+            Some(ROWS[5])
+        } else if in_class(100.0, 180.0) {
+            Some(ROWS[6])
+        } else if params_b >= 400.0 {
+            Some(ROWS[7])
+        } else {
+            None
+        };
+        let (layers, hidden) = match class {
+            Some((_, l, h)) => (l, h),
+            None => {
+                let nearest = ROWS
+                    .iter()
+                    .min_by(|a, b| {
+                        let da = (a.0.ln() - params_b.ln()).abs();
+                        let db = (b.0.ln() - params_b.ln()).abs();
+                        da.total_cmp(&db)
+                    })
+                    .expect("rows");
+                let l = nearest.1;
+                (l, (params_b * 1e9 / (12.0 * l)).sqrt().round())
+            }
+        };
+        Arch {
+            params_b,
+            active_params_b: params_b,
+            layers,
+            hidden,
+            intermediate: (hidden * 8.0 / 3.0).round(),
+            heads: (hidden / 128.0).round().max(1.0),
+            kv_heads: 8.0,
+            head_dim: 128.0,
+            vocab: 32000.0,
+            tied: false,
+            kv_form: KvForm::Gqa,
+            kv_latent_dim: 0.0,
+            kv_copies: 1.0,
+            diffusion: false,
+            diffusion_activation_gb: 0.0,
+        }
+    }
+
+    /// Parameters of the embedding and output matrices (kept 16-bit when quantized).
+    pub fn embedding_params(&self) -> f64 {
+        if self.diffusion {
+            return 0.0;
+        }
+        let n = self.vocab * self.hidden * if self.tied { 1.0 } else { 2.0 };
+        n.min(self.params_b * 1e9 * 0.5)
+    }
+}
+
+/// The resolved workload, shaped like CONTRACT.md §2 `workload` plus what the estimator
+/// needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workload {
+    pub model: Option<String>,
+    pub model_name: Option<String>,
+    pub arch: Arch,
+    pub task: Task,
+    pub precision: Precision,
+    pub awq: bool,
+    pub kv_8bit: bool,
+    pub optimizer_8bit: bool,
+    pub offload: bool,
+    pub concurrency: u32,
+    pub context: u32,
+    pub micro_batch: Option<u32>,
+    pub train_tokens: Option<f64>,
+}
+
+/// Defaults when a question leaves them out (CONTRACT.md §2).
+pub const DEFAULT_INFERENCE_CONTEXT: u32 = 4096;
+pub const DEFAULT_TRAINING_SEQUENCE: u32 = 2048;
+pub const DEFAULT_MICRO_BATCH: u32 = 1;
+
+impl Workload {
+    /// Fills the defaults in. `None` when nothing names a model or a size.
+    pub fn resolve(a: &Asked, cat: &Catalog) -> Option<Workload> {
+        let model = a.model.as_deref().and_then(|id| cat.model(id));
+        let arch = match (model, a.size_b) {
+            (Some(m), _) => Arch::from_model(m),
+            (None, Some(s)) => Arch::generic(s),
+            (None, None) => return None,
+        };
+        let task = a.task.unwrap_or(Task::Inference);
+        let task = if arch.diffusion && task.is_training() && a.task.is_none() { Task::Inference } else { task };
+        let native = model
+            .and_then(|m| Precision::from_id(&m.native_precision))
+            .unwrap_or(Precision::Bf16);
+        let precision = match task {
+            Task::Qlora => Precision::Int4,
+            Task::Inference => a.precision.unwrap_or(native),
+            // Training computes in 16-bit; an FP8 checkpoint is trained from BF16.
+            _ => match a.precision {
+                Some(p @ (Precision::Fp32 | Precision::Fp16)) => p,
+                _ => Precision::Bf16,
+            },
+        };
+        let training = task.is_training();
+        let context = a.context.unwrap_or(if training {
+            DEFAULT_TRAINING_SEQUENCE
+        } else {
+            DEFAULT_INFERENCE_CONTEXT
+        });
+        Some(Workload {
+            model: model.map(|m| m.id.clone()),
+            model_name: model.map(|m| m.name.clone()),
+            arch,
+            task,
+            precision,
+            awq: a.awq && precision == Precision::Int4,
+            kv_8bit: a.kv_8bit,
+            optimizer_8bit: a.optimizer_8bit,
+            offload: a.offload,
+            concurrency: if training { 1 } else { a.concurrency.unwrap_or(1).max(1) },
+            context: context.max(1),
+            micro_batch: training.then(|| a.micro_batch.unwrap_or(DEFAULT_MICRO_BATCH).max(1)),
+            train_tokens: if training { a.train_tokens } else { None },
+        })
+    }
+}

@@ -1,0 +1,97 @@
+//! Loading the data files: `catalog/` and `intents/` from disk when the directories
+//! exist, else the copies embedded in the binary at build time (so `serve` runs from
+//! anywhere). All problems are reported at once, with file and key.
+
+use crate::advisor::catalog::{Catalog, CatalogSources, Problem};
+use crate::advisor::lexicon::Lexicon;
+use crate::advisor::Advisor;
+use std::path::Path;
+
+const CATALOG_FILES: [&str; 5] = ["gpus.toml", "offers.toml", "models.toml", "topics.toml", "billing.toml"];
+
+const EMBEDDED_CATALOG: [&str; 5] = [
+    include_str!("../catalog/gpus.toml"),
+    include_str!("../catalog/offers.toml"),
+    include_str!("../catalog/models.toml"),
+    include_str!("../catalog/topics.toml"),
+    include_str!("../catalog/billing.toml"),
+];
+
+const EMBEDDED_INTENTS: [(&str, &str); 2] =
+    [("cues.toml", include_str!("../intents/cues.toml")), ("slots.toml", include_str!("../intents/slots.toml"))];
+
+/// Where the data came from, for the start-up log and `check`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    Embedded,
+    Dir(String),
+}
+
+fn read_dir_files(dir: &Path, ext: &str, problems: &mut Vec<Problem>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    match std::fs::read_dir(dir) {
+        Ok(entries) => {
+            let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+            paths.sort();
+            for p in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == ext)) {
+                let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                match std::fs::read_to_string(&p) {
+                    Ok(text) => out.push((name, text)),
+                    Err(e) => problems.push(Problem { file: p.display().to_string(), key: "-".into(), message: e.to_string() }),
+                }
+            }
+        }
+        Err(e) => problems.push(Problem { file: dir.display().to_string(), key: "-".into(), message: e.to_string() }),
+    }
+    out
+}
+
+/// Loads and validates both directories (or the embedded defaults when a directory is
+/// absent) into an advisor.
+pub fn load(catalog_dir: &Path, intents_dir: &Path) -> Result<(Advisor, Origin), Vec<Problem>> {
+    let mut problems = Vec::new();
+    let cat_origin = if catalog_dir.is_dir() { Origin::Dir(catalog_dir.display().to_string()) } else { Origin::Embedded };
+    let texts: Vec<String> = match &cat_origin {
+        Origin::Embedded => EMBEDDED_CATALOG.iter().map(|s| s.to_string()).collect(),
+        Origin::Dir(_) => CATALOG_FILES
+            .iter()
+            .map(|f| {
+                let p = catalog_dir.join(f);
+                std::fs::read_to_string(&p).unwrap_or_else(|e| {
+                    problems.push(Problem { file: p.display().to_string(), key: "-".into(), message: e.to_string() });
+                    String::new()
+                })
+            })
+            .collect(),
+    };
+    let intents: Vec<(String, String)> = if intents_dir.is_dir() {
+        read_dir_files(intents_dir, "toml", &mut problems)
+    } else {
+        EMBEDDED_INTENTS.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect()
+    };
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let catalog = Catalog::build(&CatalogSources {
+        gpus: &texts[0],
+        offers: &texts[1],
+        models: &texts[2],
+        topics: &texts[3],
+        billing: &texts[4],
+    });
+    let files: Vec<(&str, &str)> = intents.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let lexicon = Lexicon::build(&files);
+    match (catalog, lexicon) {
+        (Ok(c), Ok(l)) => Ok((Advisor::new(c, l), cat_origin)),
+        (c, l) => {
+            let mut all = c.err().unwrap_or_default();
+            all.extend(l.err().unwrap_or_default());
+            Err(all)
+        }
+    }
+}
+
+/// The advisor on the embedded data only (tests, benchmarks, fuzzing).
+pub fn embedded() -> Advisor {
+    load(Path::new("\0no-such-dir"), Path::new("\0no-such-dir")).map(|(a, _)| a).expect("embedded data is valid")
+}
