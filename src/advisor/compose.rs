@@ -123,6 +123,7 @@ fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Opt
     let best = named_fit.or_else(|| plan.best.clone());
     let est = estimate_json(w, best.as_ref().map_or(1, |c| c.cards), best.as_ref());
     r.text(describe::bill_line(&est, w, lang));
+    ans.estimate = Some(est);
     match &best {
         Some(c) => {
             r.text(describe::recommendation_line(c, w, plan.stepped_down && named.is_none(), cat, lang));

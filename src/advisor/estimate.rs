@@ -24,16 +24,18 @@ const NF4_BITS: f64 = 4.127;
 const FP8_BITS: f64 = 8.0;
 /// Hidden-size tensors live per prompt token during prefill besides the three
 /// intermediate-size tensors of a SwiGLU MLP (gate, up, their product): residual,
-/// norm output, attention output, QKV (fitted).
-const PREFILL_HIDDEN_TENSORS: f64 = 4.0;
+/// norm output, attention output, Q/K/V (fitted: 6).
+const PREFILL_HIDDEN_TENSORS: f64 = 6.0;
+/// The context holds the prompt and the reply; a reply of up to this many tokens (the
+/// usual `max_new_tokens`) is generated after the prompt, which is the rest of the
+/// context but at least half of it (fitted against the measured prefill peaks).
+const REPLY_TOKENS: f64 = 2048.0;
 /// Prompt tokens a serving engine prefills at once across concurrent requests
 /// (vLLM `max_num_batched_tokens`-style budget; HF generate prefills the whole batch).
 const PREFILL_TOKEN_BUDGET: f64 = 32768.0;
-/// Allocator slack and framework buffers of an inference process (fitted).
-const INFERENCE_RUNTIME_GB: f64 = 0.3;
-/// LoRA rank on every linear layer: the rank of Qwen's published LoRA/QLoRA recipe
-/// (r = 64), the upper end of common practice (DOMAIN.md §7).
-pub const LORA_RANK: f64 = 64.0;
+/// LoRA rank on every linear layer. Recipes differ (LLaMA-Factory's default is 8, Qwen's
+/// published recipe 64); 24 is the single rank that fits both measured tables best.
+pub const LORA_RANK: f64 = 24.0;
 /// Bytes per trainable parameter with mixed-precision AdamW: FP32 master 4 + gradient 4
 /// + two moments 8 (adapters), or for full training 2 weight + 2 gradient + 12 optimizer
 /// (FP32 master and moments): DOMAIN.md §5, ZeRO paper §3.1.
@@ -44,17 +46,15 @@ const FULL_OPT_BYTES: f64 = 12.0;
 /// 8-bit Adam keeps the FP32 master (4) and two 8-bit moments (2) (bitsandbytes).
 const OPT_8BIT_BYTES: f64 = 6.0;
 /// FP32 logits and their gradient per token and vocabulary entry during training
-/// (fitted; DOMAIN.md §7 gives ≈ 12).
-const TRAIN_LOGIT_BYTES: f64 = 10.0;
+/// (DOMAIN.md §7: ≈ 12); 4-bit recipes keep fewer FP32 copies (fitted: 8).
+const TRAIN_LOGIT_BYTES: f64 = 12.0;
+const QLORA_LOGIT_BYTES: f64 = 8.0;
 /// Per token, one layer's recomputed activations under gradient checkpointing, in
 /// hidden-size and intermediate-size BF16 tensors (fitted).
 const RECOMPUTE_HIDDEN_TENSORS: f64 = 8.0;
-const RECOMPUTE_INTER_TENSORS: f64 = 4.0;
+const RECOMPUTE_INTER_TENSORS: f64 = 8.0;
 /// Optimizer and framework buffers of a training process (DOMAIN.md §7: 1–2 GB; fitted).
-const TRAINING_RUNTIME_GB: f64 = 1.8;
-/// Extra buffers of 4-bit training: dequantized weight tiles and paged optimizer
-/// (fitted).
-const QLORA_RUNTIME_GB: f64 = 1.0;
+const TRAINING_RUNTIME_GB: f64 = 2.0;
 
 /// How a job is split over several cards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +166,7 @@ pub fn bill(w: &Workload, p: Precision) -> Bill {
             weights: weight_bytes(w, p, None) / GB,
             kv_cache: 0.0,
             act_split: 0.0,
-            act_full: a.diffusion_activation_gb + INFERENCE_RUNTIME_GB,
+            act_full: a.diffusion_activation_gb,
             gradients: 0.0,
             optimizer: 0.0,
             split: Split::Tensor,
@@ -179,9 +179,9 @@ pub fn bill(w: &Workload, p: Precision) -> Bill {
             let kv = kv_bytes_per_token(w) * ctx * conc;
             // Peak at the end of prefill: the prompt's live activations (three
             // intermediate-size tensors of a SwiGLU MLP and a few hidden-size ones per
-            // token); FlashAttention/SDPA leave no context² term (DOMAIN.md §7). The
-            // prompt is taken as the whole context (conservative).
-            let prompt = (ctx * conc).min(PREFILL_TOKEN_BUDGET.max(ctx));
+            // token); FlashAttention/SDPA leave no context² term (DOMAIN.md §7).
+            let prompt_one = (ctx - REPLY_TOKENS).max(ctx / 2.0);
+            let prompt = (prompt_one * conc).min(PREFILL_TOKEN_BUDGET.max(prompt_one));
             let split = prompt * 3.0 * a.intermediate * 2.0 + dequant_workspace(w, p);
             let full = prompt * PREFILL_HIDDEN_TENSORS * a.hidden * 2.0
                 // Logits of the last token per sequence, FP32.
@@ -190,7 +190,7 @@ pub fn bill(w: &Workload, p: Precision) -> Bill {
                 weights: weight_bytes(w, p, None) / GB,
                 kv_cache: kv / GB,
                 act_split: split / GB,
-                act_full: full / GB + INFERENCE_RUNTIME_GB,
+                act_full: full / GB,
                 gradients: 0.0,
                 optimizer: 0.0,
                 split: Split::Tensor,
@@ -207,7 +207,7 @@ fn training_bill(w: &Workload) -> Bill {
     // recomputes one layer at a time; the loss holds FP32 logits and their gradient.
     let per_token = 2.0 * a.hidden * a.layers
         + (RECOMPUTE_HIDDEN_TENSORS * a.hidden + RECOMPUTE_INTER_TENSORS * a.intermediate) * 2.0
-        + TRAIN_LOGIT_BYTES * a.vocab;
+        + if w.task == Task::Qlora { QLORA_LOGIT_BYTES } else { TRAIN_LOGIT_BYTES } * a.vocab;
     let act = tokens * per_token / GB;
     match w.task {
         Task::Lora | Task::Qlora => {
@@ -217,14 +217,13 @@ fn training_bill(w: &Workload) -> Bill {
             } else {
                 weight_bytes(w, Precision::Bf16, None)
             };
-            let runtime = TRAINING_RUNTIME_GB + if w.task == Task::Qlora { QLORA_RUNTIME_GB } else { 0.0 };
             // Adapters: FP32 weight 4 + gradient 4 + AdamW moments 8 = 16 bytes each.
             let adapter_opt = if w.offload { 0.0 } else { ADAPTER_BYTES - 8.0 };
             Bill {
                 weights: (base + adapters * 4.0) / GB,
                 kv_cache: 0.0,
                 act_split: 0.0,
-                act_full: act + runtime,
+                act_full: act + TRAINING_RUNTIME_GB,
                 gradients: adapters * 4.0 / GB,
                 optimizer: adapters * adapter_opt / GB,
                 split: Split::Zero3,
