@@ -236,7 +236,7 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         return (Intent::Compare, a.clone(), false);
     }
     if has_workload {
-        let intent = if !a.gpus.is_empty() && (p.cue("feasibility") || !p.cue("recommend")) {
+        let intent = if !a.gpus.is_empty() && p.cue("feasibility") {
             Intent::Feasibility
         } else {
             Intent::Recommend

@@ -77,13 +77,17 @@ fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Opt
     let cat = ctx.cat;
     let lang = ctx.lang;
     let a = ctx.asked;
+    // A recommendation keeps to the card and count the user named while any of that
+    // fits; otherwise it searches the whole catalog.
     let mut limits: Limits = ctx.limits.clone();
-    if named.is_none() && a.gpu_count == Some(1) {
-        limits.count = Some(1);
+    if named.is_none() {
+        limits.gpu = a.gpu.clone();
+        limits.count = a.gpu_count;
     }
     let mut plan = recommend::plan(cat, w, &limits);
-    if plan.best.is_none() && limits.count.is_some() {
+    if plan.best.is_none() && (limits.count.is_some() || limits.gpu.is_some()) {
         limits.count = None;
+        limits.gpu = None;
         plan = recommend::plan(cat, w, &limits);
     }
     let r = &mut ans.rendered;

@@ -146,7 +146,9 @@ impl Parser {
         }
         let a = &mut p.asked;
 
-        // Cards, with a count written next to them.
+        // Cards, with a count written next to them. Their names are blanked out of the
+        // text the model size is read from ("910B" is a card, not 910B parameters).
+        let mut blanked = text.clone();
         for m in self.gpu_re.find_iter(&text) {
             let before = text[..m.start()].chars().next_back();
             let after = text[m.end()..].chars().next();
@@ -159,6 +161,7 @@ impl Parser {
                 continue;
             }
             let Some(id) = self.gpu_by_alias.get(&normalize_alias(m.as_str())) else { continue };
+            blanked.replace_range(m.range(), &" ".repeat(m.len()));
             if a.gpus.contains(id) {
                 continue;
             }
@@ -198,9 +201,9 @@ impl Parser {
             }
         }
         let tokens_b = lex.find("train_tokens.billion", &text);
-        let size_text = match tokens_b {
-            Some(f) => format!("{}{}", &text[..f.start], &text[f.end..]),
-            None => text.clone(),
+        let size_text = match lex.find("train_tokens.billion", &blanked) {
+            Some(f) => format!("{}{}", &blanked[..f.start], &blanked[f.end..]),
+            None => blanked,
         };
         if a.model.is_none() {
             if let Some(f) = lex.find("size", &size_text) {
