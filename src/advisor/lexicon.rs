@@ -172,7 +172,7 @@ impl Lexicon {
                         // `\b` is Unicode-aware and sees no boundary between "int8" and
                         // "推理"; the ASCII token rule in `Entry::find` replaces it.
                         let src = p.replace("\\b", "").replace("{NUM}", NUM_PATTERN);
-                        match RegexBuilder::new(&src).case_insensitive(true).size_limit(1 << 22).build() {
+                        match RegexBuilder::new(&src).size_limit(1 << 22).build() {
                             Ok(re) => patterns.push(re),
                             Err(err) => problems.push(Problem {
                                 file: file.to_string(),
