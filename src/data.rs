@@ -7,7 +7,13 @@ use crate::advisor::lexicon::Lexicon;
 use crate::advisor::Advisor;
 use std::path::Path;
 
-const CATALOG_FILES: [&str; 5] = ["gpus.toml", "offers.toml", "models.toml", "topics.toml", "billing.toml"];
+const CATALOG_FILES: [&str; 5] = [
+    "gpus.toml",
+    "offers.toml",
+    "models.toml",
+    "topics.toml",
+    "billing.toml",
+];
 
 const EMBEDDED_CATALOG: [&str; 5] = [
     include_str!("../catalog/gpus.toml"),
@@ -17,8 +23,10 @@ const EMBEDDED_CATALOG: [&str; 5] = [
     include_str!("../catalog/billing.toml"),
 ];
 
-const EMBEDDED_INTENTS: [(&str, &str); 2] =
-    [("cues.toml", include_str!("../intents/cues.toml")), ("slots.toml", include_str!("../intents/slots.toml"))];
+const EMBEDDED_INTENTS: [(&str, &str); 2] = [
+    ("cues.toml", include_str!("../intents/cues.toml")),
+    ("slots.toml", include_str!("../intents/slots.toml")),
+];
 
 /// Where the data came from, for the start-up log and `check`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,15 +41,29 @@ fn read_dir_files(dir: &Path, ext: &str, problems: &mut Vec<Problem>) -> Vec<(St
         Ok(entries) => {
             let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
             paths.sort();
-            for p in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == ext)) {
-                let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            for p in paths
+                .into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == ext))
+            {
+                let name = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 match std::fs::read_to_string(&p) {
                     Ok(text) => out.push((name, text)),
-                    Err(e) => problems.push(Problem { file: p.display().to_string(), key: "-".into(), message: e.to_string() }),
+                    Err(e) => problems.push(Problem {
+                        file: p.display().to_string(),
+                        key: "-".into(),
+                        message: e.to_string(),
+                    }),
                 }
             }
         }
-        Err(e) => problems.push(Problem { file: dir.display().to_string(), key: "-".into(), message: e.to_string() }),
+        Err(e) => problems.push(Problem {
+            file: dir.display().to_string(),
+            key: "-".into(),
+            message: e.to_string(),
+        }),
     }
     out
 }
@@ -50,7 +72,11 @@ fn read_dir_files(dir: &Path, ext: &str, problems: &mut Vec<Problem>) -> Vec<(St
 /// absent) into an advisor.
 pub fn load(catalog_dir: &Path, intents_dir: &Path) -> Result<(Advisor, Origin), Vec<Problem>> {
     let mut problems = Vec::new();
-    let cat_origin = if catalog_dir.is_dir() { Origin::Dir(catalog_dir.display().to_string()) } else { Origin::Embedded };
+    let cat_origin = if catalog_dir.is_dir() {
+        Origin::Dir(catalog_dir.display().to_string())
+    } else {
+        Origin::Embedded
+    };
     let texts: Vec<String> = match &cat_origin {
         Origin::Embedded => EMBEDDED_CATALOG.iter().map(|s| s.to_string()).collect(),
         Origin::Dir(_) => CATALOG_FILES
@@ -58,7 +84,11 @@ pub fn load(catalog_dir: &Path, intents_dir: &Path) -> Result<(Advisor, Origin),
             .map(|f| {
                 let p = catalog_dir.join(f);
                 std::fs::read_to_string(&p).unwrap_or_else(|e| {
-                    problems.push(Problem { file: p.display().to_string(), key: "-".into(), message: e.to_string() });
+                    problems.push(Problem {
+                        file: p.display().to_string(),
+                        key: "-".into(),
+                        message: e.to_string(),
+                    });
                     String::new()
                 })
             })
@@ -67,7 +97,10 @@ pub fn load(catalog_dir: &Path, intents_dir: &Path) -> Result<(Advisor, Origin),
     let intents: Vec<(String, String)> = if intents_dir.is_dir() {
         read_dir_files(intents_dir, "toml", &mut problems)
     } else {
-        EMBEDDED_INTENTS.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect()
+        EMBEDDED_INTENTS
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect()
     };
     if !problems.is_empty() {
         return Err(problems);
@@ -79,7 +112,10 @@ pub fn load(catalog_dir: &Path, intents_dir: &Path) -> Result<(Advisor, Origin),
         topics: &texts[3],
         billing: &texts[4],
     });
-    let files: Vec<(&str, &str)> = intents.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let files: Vec<(&str, &str)> = intents
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
     let lexicon = Lexicon::build(&files);
     match (catalog, lexicon) {
         (Ok(c), Ok(l)) => Ok((Advisor::new(c, l), cat_origin)),
@@ -93,5 +129,7 @@ pub fn load(catalog_dir: &Path, intents_dir: &Path) -> Result<(Advisor, Origin),
 
 /// The advisor on the embedded data only (tests, benchmarks, fuzzing).
 pub fn embedded() -> Advisor {
-    load(Path::new("\0no-such-dir"), Path::new("\0no-such-dir")).map(|(a, _)| a).expect("embedded data is valid")
+    load(Path::new("\0no-such-dir"), Path::new("\0no-such-dir"))
+        .map(|(a, _)| a)
+        .expect("embedded data is valid")
 }

@@ -10,7 +10,11 @@ use std::process::ExitCode;
 mod eval;
 
 #[derive(Parser)]
-#[command(name = "gpu-advisor", version, about = "Answers GPU-rental questions for AI workloads")]
+#[command(
+    name = "gpu-advisor",
+    version,
+    about = "Answers GPU-rental questions for AI workloads"
+)]
 struct Cli {
     /// Catalog directory (embedded defaults when absent).
     #[arg(long, global = true, default_value = "./catalog")]
@@ -66,7 +70,11 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     match &cli.command {
-        Command::Ask { json, jsonl, question } => ask(&advisor, *json, *jsonl, &question.join(" ")),
+        Command::Ask {
+            json,
+            jsonl,
+            question,
+        } => ask(&advisor, *json, *jsonl, &question.join(" ")),
         Command::Check => check(&cli, &advisor),
         Command::Eval { file } => eval::run(&advisor, file),
         Command::Serve => serve(advisor),
@@ -103,7 +111,11 @@ fn ask(advisor: &Advisor, json: bool, jsonl: bool, question: &str) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let (answer, _) = advisor.answer(question, &State::default());
-    let text = if json { serde_json::to_string(&answer).expect("answers serialise") } else { answer.reply };
+    let text = if json {
+        serde_json::to_string(&answer).expect("answers serialise")
+    } else {
+        answer.reply
+    };
     if writeln!(out, "{text}").is_err() {
         return ExitCode::FAILURE;
     }
@@ -119,8 +131,16 @@ fn check(cli: &Cli, advisor: &Advisor) -> ExitCode {
         c.models.len(),
         c.topics.len(),
         advisor.parser.lexicon().len(),
-        if cli.catalog.is_dir() { cli.catalog.display().to_string() } else { "embedded".into() },
-        if cli.intents.is_dir() { cli.intents.display().to_string() } else { "embedded".into() },
+        if cli.catalog.is_dir() {
+            cli.catalog.display().to_string()
+        } else {
+            "embedded".into()
+        },
+        if cli.intents.is_dir() {
+            cli.intents.display().to_string()
+        } else {
+            "embedded".into()
+        },
     );
     ExitCode::SUCCESS
 }

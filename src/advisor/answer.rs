@@ -181,7 +181,9 @@ impl Advisor {
     /// Answers one question of a conversation.
     pub fn answer(&self, question: &str, state: &State) -> (Answer, State) {
         let parsed = self.parser.parse(question, self.catalog.billing.usd_cny);
-        let lang = parsed.lang.unwrap_or_else(|| state.last.as_ref().map_or(Lang::Zh, |_| Lang::Zh));
+        let lang = parsed
+            .lang
+            .unwrap_or_else(|| state.last.as_ref().map_or(Lang::Zh, |_| Lang::Zh));
         let (intent, asked, followup) = decide(&parsed, state.last.as_ref());
         let workload = Workload::resolve(&asked, &self.catalog);
         let limits = Limits {
@@ -191,13 +193,25 @@ impl Advisor {
             budget: asked.budget_cny,
             months: asked.months,
         };
-        let ctx = Context { cat: &self.catalog, lang, parsed: &parsed, asked: &asked, workload, limits, followup };
+        let ctx = Context {
+            cat: &self.catalog,
+            lang,
+            parsed: &parsed,
+            asked: &asked,
+            workload,
+            limits,
+            followup,
+        };
         let mut answer = compose::compose(&ctx, intent);
         answer.reply = answer.rendered.markdown();
         let keep = !matches!(intent, Intent::Unknown | Intent::Help);
         let next = State {
             turns: state.turns.saturating_add(1),
-            last: if keep { Some(Turn { intent, asked }) } else { state.last.clone() },
+            last: if keep {
+                Some(Turn { intent, asked })
+            } else {
+                state.last.clone()
+            },
         };
         (answer, next)
     }
@@ -207,7 +221,11 @@ impl Advisor {
 pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     let a = &p.asked;
     if p.empty || p.invalid.is_some() {
-        let intent = if p.invalid.is_some() { Intent::Unknown } else { Intent::Help };
+        let intent = if p.invalid.is_some() {
+            Intent::Unknown
+        } else {
+            Intent::Help
+        };
         return (intent, a.clone(), false);
     }
     if p.cue("help") {
@@ -272,7 +290,15 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
 pub fn estimate_json(w: &Workload, cards: u32, best: Option<&Candidate<'_>>) -> EstimateJson {
     let b = estimate::bill(w, w.precision);
     let overhead = CUDA_CONTEXT_GB * cards.max(1) as f64;
-    let parts = [b.weights, b.kv_cache, b.activations(), b.gradients, b.optimizer, overhead].map(round1);
+    let parts = [
+        b.weights,
+        b.kv_cache,
+        b.activations(),
+        b.gradients,
+        b.optimizer,
+        overhead,
+    ]
+    .map(round1);
     EstimateJson {
         total_gb: round1(parts.iter().sum()),
         weights_gb: parts[0],

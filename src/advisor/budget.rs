@@ -8,14 +8,23 @@ use super::reply::{money, money_range, t};
 use super::workload::{Asked, Task, Workload};
 
 /// The workload classes a budget answer lists: (size in B, task).
-const CLASSES: &[(f64, Task)] =
-    &[(7.0, Task::Inference), (14.0, Task::Inference), (70.0, Task::Inference), (7.0, Task::Lora), (14.0, Task::Lora)];
+const CLASSES: &[(f64, Task)] = &[
+    (7.0, Task::Inference),
+    (14.0, Task::Inference),
+    (70.0, Task::Inference),
+    (7.0, Task::Lora),
+    (14.0, Task::Lora),
+];
 
 pub fn budget(ctx: &Context<'_>, ans: &mut Answer) {
     let lang = ctx.lang;
     let cat = ctx.cat;
     let Some(b) = ctx.asked.budget_cny else {
-        ans.rendered.text(t(lang, "请告诉我每月预算，例如「预算 3000 能干嘛」。", "Tell me your monthly budget, e.g. \"budget 3000 yuan a month\"."));
+        ans.rendered.text(t(
+            lang,
+            "请告诉我每月预算，例如「预算 3000 能干嘛」。",
+            "Tell me your monthly budget, e.g. \"budget 3000 yuan a month\".",
+        ));
         return;
     };
     let pick = recommend::budget_pick(cat, b, ctx.asked.domestic);
@@ -53,15 +62,31 @@ pub fn budget(ctx: &Context<'_>, ans: &mut Answer) {
             });
         }
         None => r.text(match lang {
-            Lang::Zh => format!("**预算 {}/月**：低于目录里最便宜的配置。最低的是 A16 切片，见价格表。", money(b)),
-            Lang::En => format!("**Budget {}/month**: below the cheapest configuration in the catalog.", money(b)),
+            Lang::Zh => format!(
+                "**预算 {}/月**：低于目录里最便宜的配置。最低的是 A16 切片，见价格表。",
+                money(b)
+            ),
+            Lang::En => format!(
+                "**Budget {}/month**: below the cheapest configuration in the catalog.",
+                money(b)
+            ),
         }),
     }
-    let limits = Limits { domestic: ctx.asked.domestic, budget: Some(b), ..Limits::default() };
+    let limits = Limits {
+        domestic: ctx.asked.domestic,
+        budget: Some(b),
+        ..Limits::default()
+    };
     let mut lines = Vec::new();
     for &(size, task) in CLASSES {
-        let asked = Asked { size_b: Some(size), task: Some(task), ..Asked::default() };
-        let Some(w) = Workload::resolve(&asked, cat) else { continue };
+        let asked = Asked {
+            size_b: Some(size),
+            task: Some(task),
+            ..Asked::default()
+        };
+        let Some(w) = Workload::resolve(&asked, cat) else {
+            continue;
+        };
         let plan = recommend::plan(cat, &w, &limits);
         let label = format!("{size:.0}B {}", super::describe::task_name(task, lang));
         lines.push(match plan.best {
@@ -73,13 +98,18 @@ pub fn budget(ctx: &Context<'_>, ans: &mut Answer) {
                 money_range(c.monthly()),
                 t(lang, "月", "month")
             ),
-            None => format!("{label}：{}", t(lang, "不在预算内", "not within this budget")),
+            None => format!(
+                "{label}：{}",
+                t(lang, "不在预算内", "not within this budget")
+            ),
         });
     }
-    ans.rendered.text(t(lang, "**这个预算能做什么**", "**What this budget buys**"));
+    ans.rendered
+        .text(t(lang, "**这个预算能做什么**", "**What this budget buys**"));
     ans.rendered.bullets(lines);
     if let Some(tp) = cat.topic("pitfall-unit-price-only") {
-        ans.rendered.text(format!("**{}**", t(lang, &tp.title_zh, &tp.title_en)));
+        ans.rendered
+            .text(format!("**{}**", t(lang, &tp.title_zh, &tp.title_en)));
         ans.topics.push(tp.id.clone());
     }
 }

@@ -24,7 +24,11 @@ impl fmt::Display for Problem {
 }
 
 fn problem(file: &str, key: impl Into<String>, message: impl Into<String>) -> Problem {
-    Problem { file: file.to_string(), key: key.into(), message: message.into() }
+    Problem {
+        file: file.to_string(),
+        key: key.into(),
+        message: message.into(),
+    }
 }
 
 /// A price per unit per month in CNY; `min == max` for a list price.
@@ -40,7 +44,10 @@ impl Range {
         (self.min + self.max) / 2.0
     }
     pub fn scale(&self, k: f64) -> Range {
-        Range { min: self.min * k, max: self.max * k }
+        Range {
+            min: self.min * k,
+            max: self.max * k,
+        }
     }
 }
 
@@ -283,7 +290,11 @@ pub fn normalize_alias(s: &str) -> String {
         .collect()
 }
 
-fn parse<T: serde::de::DeserializeOwned>(file: &str, text: &str, out: &mut Vec<Problem>) -> Option<T> {
+fn parse<T: serde::de::DeserializeOwned>(
+    file: &str,
+    text: &str,
+    out: &mut Vec<Problem>,
+) -> Option<T> {
     match toml::from_str::<T>(text) {
         Ok(v) => Some(v),
         Err(e) => {
@@ -314,7 +325,13 @@ impl Catalog {
         else {
             return Err(p);
         };
-        let cat = Catalog { gpus, offers, models, topics, billing };
+        let cat = Catalog {
+            gpus,
+            offers,
+            models,
+            topics,
+            billing,
+        };
         cat.validate(&mut p);
         if p.is_empty() {
             Ok(cat)
@@ -335,11 +352,22 @@ impl Catalog {
                 p.push(problem("gpus.toml", k("memory_gb"), "must be in (0, 1024]"));
             }
             if g.bandwidth_gbs <= 0.0 || g.fp16_tflops <= 0.0 {
-                p.push(problem("gpus.toml", k("bandwidth_gbs"), "bandwidth and TFLOPS must be > 0"));
+                p.push(problem(
+                    "gpus.toml",
+                    k("bandwidth_gbs"),
+                    "bandwidth and TFLOPS must be > 0",
+                ));
             }
             for a in &g.aliases {
-                if let Some(prev) = aliases.insert(normalize_alias(a), g.id.clone()).filter(|p| *p != g.id) {
-                    p.push(problem("gpus.toml", k("aliases"), format!("alias {a:?} also names {prev}")));
+                if let Some(prev) = aliases
+                    .insert(normalize_alias(a), g.id.clone())
+                    .filter(|p| *p != g.id)
+                {
+                    p.push(problem(
+                        "gpus.toml",
+                        k("aliases"),
+                        format!("alias {a:?} also names {prev}"),
+                    ));
                 }
             }
         }
@@ -350,19 +378,35 @@ impl Catalog {
                 p.push(problem("offers.toml", k("id"), "duplicate id"));
             }
             if self.gpu(&o.gpu).is_none() {
-                p.push(problem("offers.toml", k("gpu"), format!("unknown gpu id {:?}", o.gpu)));
+                p.push(problem(
+                    "offers.toml",
+                    k("gpu"),
+                    format!("unknown gpu id {:?}", o.gpu),
+                ));
             }
             if !(o.price.min > 0.0 && o.price.min <= o.price.max) {
                 p.push(problem("offers.toml", k("price"), "needs 0 < min <= max"));
             }
             if o.counts.is_empty() || o.counts.iter().any(|c| !c.is_power_of_two() || *c > 8) {
-                p.push(problem("offers.toml", k("counts"), "counts must be 1, 2, 4 or 8"));
+                p.push(problem(
+                    "offers.toml",
+                    k("counts"),
+                    "counts must be 1, 2, 4 or 8",
+                ));
             }
             if !(0.0..0.9).contains(&o.annual_discount) {
-                p.push(problem("offers.toml", k("annual_discount"), "must be in [0, 0.9)"));
+                p.push(problem(
+                    "offers.toml",
+                    k("annual_discount"),
+                    "must be in [0, 0.9)",
+                ));
             }
             if (o.unit == Unit::Slice) != o.slice_memory_gb.is_some() {
-                p.push(problem("offers.toml", k("slice_memory_gb"), "required for slices only"));
+                p.push(problem(
+                    "offers.toml",
+                    k("slice_memory_gb"),
+                    "required for slices only",
+                ));
             }
             if o.cards_per_unit == 0 {
                 p.push(problem("offers.toml", k("cards_per_unit"), "must be >= 1"));
@@ -376,20 +420,44 @@ impl Catalog {
                 p.push(problem("models.toml", k("id"), "duplicate id"));
             }
             if !(m.params_b > 0.0 && m.params_b < 10_000.0) {
-                p.push(problem("models.toml", k("params_b"), "must be in (0, 10000)"));
+                p.push(problem(
+                    "models.toml",
+                    k("params_b"),
+                    "must be in (0, 10000)",
+                ));
             }
             if !(m.active_params_b > 0.0 && m.active_params_b <= m.params_b + 1e-9) {
-                p.push(problem("models.toml", k("active_params_b"), "must be in (0, params_b]"));
+                p.push(problem(
+                    "models.toml",
+                    k("active_params_b"),
+                    "must be in (0, params_b]",
+                ));
             }
-            if !matches!(m.native_precision.as_str(), "bf16" | "fp16" | "fp8" | "fp32") {
-                p.push(problem("models.toml", k("native_precision"), "bf16, fp16, fp8 or fp32"));
+            if !matches!(
+                m.native_precision.as_str(),
+                "bf16" | "fp16" | "fp8" | "fp32"
+            ) {
+                p.push(problem(
+                    "models.toml",
+                    k("native_precision"),
+                    "bf16, fp16, fp8 or fp32",
+                ));
             }
             if m.kind == ModelKind::Llm {
-                if m.layers == 0 || m.hidden == 0 || m.heads == 0 || m.kv_heads == 0 || m.vocab == 0 {
-                    p.push(problem("models.toml", k("layers"), "an LLM needs its architecture"));
+                if m.layers == 0 || m.hidden == 0 || m.heads == 0 || m.kv_heads == 0 || m.vocab == 0
+                {
+                    p.push(problem(
+                        "models.toml",
+                        k("layers"),
+                        "an LLM needs its architecture",
+                    ));
                 }
                 if m.kv_form == KvForm::Mla && m.kv_latent_dim == 0 {
-                    p.push(problem("models.toml", k("kv_latent_dim"), "MLA needs kv_latent_dim"));
+                    p.push(problem(
+                        "models.toml",
+                        k("kv_latent_dim"),
+                        "MLA needs kv_latent_dim",
+                    ));
                 }
                 if m.kv_copies == 0 {
                     p.push(problem("models.toml", k("kv_copies"), "must be >= 1"));
@@ -402,7 +470,11 @@ impl Catalog {
                     continue;
                 }
                 if let Some(prev) = model_aliases.insert(n, m.id.clone()) {
-                    p.push(problem("models.toml", k("aliases"), format!("alias {a:?} also names {prev}")));
+                    p.push(problem(
+                        "models.toml",
+                        k("aliases"),
+                        format!("alias {a:?} also names {prev}"),
+                    ));
                 }
             }
         }
@@ -410,7 +482,11 @@ impl Catalog {
         for t in &self.topics {
             let k = |f: &str| format!("topic[{}].{f}", t.id);
             if !TOPIC_IDS.contains(&t.id.as_str()) {
-                p.push(problem("topics.toml", k("id"), "not a topic id of the contract"));
+                p.push(problem(
+                    "topics.toml",
+                    k("id"),
+                    "not a topic id of the contract",
+                ));
             }
             if !topic_ids.insert(t.id.clone()) {
                 p.push(problem("topics.toml", k("id"), "duplicate id"));
@@ -422,7 +498,11 @@ impl Catalog {
                 p.push(problem("topics.toml", k("text_en"), "missing English text"));
             }
             if t.triggers.is_empty() {
-                p.push(problem("topics.toml", k("triggers"), "needs at least one trigger"));
+                p.push(problem(
+                    "topics.toml",
+                    k("triggers"),
+                    "needs at least one trigger",
+                ));
             }
         }
         for id in TOPIC_IDS {

@@ -3,10 +3,10 @@
 //! from the estimator.
 
 use super::answer::{
-    estimate_json, invalid_text, round1, Answer, ConfigJson, ConstraintsJson, Context, Intent, VerdictJson,
-    WorkloadJson,
+    estimate_json, invalid_text, round1, Answer, ConfigJson, ConstraintsJson, Context, Intent,
+    VerdictJson, WorkloadJson,
 };
-use super::catalog::{Catalog, Topic};
+use super::catalog::Catalog;
 use super::parse::Lang;
 use super::recommend::{self, Candidate, Limits, Plan, TIGHT};
 use super::reply::{duration, t, Reply};
@@ -109,14 +109,24 @@ fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Opt
             available_gb: round1(gpu.memory_gb * count as f64),
         });
         r.text(describe::verdict_line(w, gpu, count, need, fits, lang));
-        let own = Limits { gpu: Some(gpu.id.clone()), ..limits.clone() };
+        let own = Limits {
+            gpu: Some(gpu.id.clone()),
+            ..limits.clone()
+        };
         let on_card = recommend::plan(cat, w, &own);
         if !fits || on_card.stepped_down {
             if let Some(c) = on_card.best.as_ref().or(on_card.tight.as_ref()) {
                 r.text(describe::named_way_out(c, w, lang));
                 ans.alternatives.push(ConfigJson::from_candidate(
                     c,
-                    Some(t(lang, "在你问的卡上可行的方案", "what works on the card you named").to_string()),
+                    Some(
+                        t(
+                            lang,
+                            "在你问的卡上可行的方案",
+                            "what works on the card you named",
+                        )
+                        .to_string(),
+                    ),
                 ));
             }
         } else if let Some(best) = on_card.best {
@@ -130,7 +140,13 @@ fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Opt
     ans.estimate = Some(est);
     match &best {
         Some(c) => {
-            r.text(describe::recommendation_line(c, w, plan.stepped_down && named.is_none(), cat, lang));
+            r.text(describe::recommendation_line(
+                c,
+                w,
+                plan.stepped_down && named.is_none(),
+                cat,
+                lang,
+            ));
             ans.recommendation = Some(ConfigJson::from_candidate(c, None));
         }
         None => r.text(describe::nothing_fits(w, a.budget_cny, lang)),
@@ -140,7 +156,13 @@ fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Opt
     add_topic_snippets(cat, &topics, ans, 2);
 }
 
-fn alternatives(ctx: &Context<'_>, w: &Workload, plan: &Plan<'_>, best: Option<&Candidate<'_>>, ans: &mut Answer) {
+fn alternatives(
+    ctx: &Context<'_>,
+    w: &Workload,
+    plan: &Plan<'_>,
+    best: Option<&Candidate<'_>>,
+    ans: &mut Answer,
+) {
     let cat = ctx.cat;
     let lang = ctx.lang;
     let hpm = cat.billing.hours_per_month;
@@ -151,17 +173,37 @@ fn alternatives(ctx: &Context<'_>, w: &Workload, plan: &Plan<'_>, best: Option<&
             return;
         }
         lines.push(describe::alternative_line(c, &why, lang));
-        ans.alternatives.push(ConfigJson::from_candidate(c, Some(why)));
+        ans.alternatives
+            .push(ConfigJson::from_candidate(c, Some(why)));
     };
     if let Some(c) = &plan.tight {
         push(c, describe::why_tight(c, w, lang), ans, &mut lines);
     }
     if let Some(c) = &plan.quote {
-        push(c, t(lang, "低价在预算内，需询价确认", "its lower price is within budget: ask for a quote").into(), ans, &mut lines);
+        push(
+            c,
+            t(
+                lang,
+                "低价在预算内，需询价确认",
+                "its lower price is within budget: ask for a quote",
+            )
+            .into(),
+            ans,
+            &mut lines,
+        );
     }
     if let Some(c) = &plan.fastest {
         let h = c.train_hours.unwrap_or(0.0);
-        push(c, format!("{}{}", t(lang, "最快完成：", "fastest: "), duration(h, lang)), ans, &mut lines);
+        push(
+            c,
+            format!(
+                "{}{}",
+                t(lang, "最快完成：", "fastest: "),
+                duration(h, lang)
+            ),
+            ans,
+            &mut lines,
+        );
     }
     // A lighter variant of the same job: INT4 serving, QLoRA instead of LoRA, LoRA
     // instead of full training; 8-bit Adam and offload when full training fits nowhere.
@@ -170,27 +212,67 @@ fn alternatives(ctx: &Context<'_>, w: &Workload, plan: &Plan<'_>, best: Option<&
         Task::Inference if w.precision.level() < 3 => {
             let mut v = w.clone();
             v.precision = Precision::Int4;
-            variants.push((v, t(lang, "INT4 量化：显存约为 BF16 的 1/3，质量略有损失", "INT4 quantized: about a third of the BF16 memory, slight quality loss").into()));
+            variants.push((
+                v,
+                t(
+                    lang,
+                    "INT4 量化：显存约为 BF16 的 1/3，质量略有损失",
+                    "INT4 quantized: about a third of the BF16 memory, slight quality loss",
+                )
+                .into(),
+            ));
         }
         Task::Lora => {
             let mut v = w.clone();
             v.task = Task::Qlora;
             v.precision = Precision::Int4;
-            variants.push((v, t(lang, "QLoRA：4-bit 基座 + LoRA，显存大降，质量略有损失", "QLoRA: 4-bit base + LoRA, far less memory, slight quality loss").into()));
+            variants.push((
+                v,
+                t(
+                    lang,
+                    "QLoRA：4-bit 基座 + LoRA，显存大降，质量略有损失",
+                    "QLoRA: 4-bit base + LoRA, far less memory, slight quality loss",
+                )
+                .into(),
+            ));
         }
         Task::Full | Task::Pretrain => {
             if best.is_none() {
                 let mut v = w.clone();
                 v.optimizer_8bit = true;
-                variants.push((v, t(lang, "8-bit Adam：优化器状态从 12 降到 6 字节/参数", "8-bit Adam: optimizer state from 12 to 6 bytes per parameter").into()));
+                variants.push((
+                    v,
+                    t(
+                        lang,
+                        "8-bit Adam：优化器状态从 12 降到 6 字节/参数",
+                        "8-bit Adam: optimizer state from 12 to 6 bytes per parameter",
+                    )
+                    .into(),
+                ));
                 let mut v = w.clone();
                 v.offload = true;
-                variants.push((v, t(lang, "ZeRO-Offload：优化器放到 CPU 内存，速度变慢", "ZeRO-Offload: optimizer state in CPU memory, slower").into()));
+                variants.push((
+                    v,
+                    t(
+                        lang,
+                        "ZeRO-Offload：优化器放到 CPU 内存，速度变慢",
+                        "ZeRO-Offload: optimizer state in CPU memory, slower",
+                    )
+                    .into(),
+                ));
             }
             if w.task == Task::Full {
                 let mut v = w.clone();
                 v.task = Task::Lora;
-                variants.push((v, t(lang, "改用 LoRA：只训练适配器，显存约为全参的 1/4", "LoRA instead: trains adapters only, about a quarter of the memory").into()));
+                variants.push((
+                    v,
+                    t(
+                        lang,
+                        "改用 LoRA：只训练适配器，显存约为全参的 1/4",
+                        "LoRA instead: trains adapters only, about a quarter of the memory",
+                    )
+                    .into(),
+                ));
             }
         }
         _ => {}
@@ -205,13 +287,19 @@ fn alternatives(ctx: &Context<'_>, w: &Workload, plan: &Plan<'_>, best: Option<&
         }
     }
     if !lines.is_empty() {
-        ans.rendered.text(t(lang, "**其他选择**", "**Other options**"));
+        ans.rendered
+            .text(t(lang, "**其他选择**", "**Other options**"));
         ans.rendered.bullets(lines);
     }
 }
 
 /// Pitfalls and FAQs that apply to this workload (DOMAIN.md §3–§5).
-fn contextual_topics(ctx: &Context<'_>, w: &Workload, best: Option<&Candidate<'_>>, named: Option<&str>) -> Vec<String> {
+fn contextual_topics(
+    ctx: &Context<'_>,
+    w: &Workload,
+    best: Option<&Candidate<'_>>,
+    named: Option<&str>,
+) -> Vec<String> {
     let mut out: Vec<&str> = Vec::new();
     let consumer = |g: &str| matches!(g, "rtx3090" | "rtx4090");
     let training = w.task.is_training();
@@ -227,7 +315,10 @@ fn contextual_topics(ctx: &Context<'_>, w: &Workload, best: Option<&Candidate<'_
         } else if g == "h100-sxm" && !training {
             out.push("pitfall-h100-for-inference");
         }
-        if training && ctx.asked.gpu_count.unwrap_or(1) > 1 && ctx.cat.offer_for_gpu(g).is_some_and(|o| o.link.is_empty()) {
+        if training
+            && ctx.asked.gpu_count.unwrap_or(1) > 1
+            && ctx.cat.offer_for_gpu(g).is_some_and(|o| o.link.is_empty())
+        {
             out.push("pitfall-no-nvlink-multi-gpu");
         }
     }
@@ -258,22 +349,11 @@ fn contextual_topics(ctx: &Context<'_>, w: &Workload, best: Option<&Candidate<'_
     ids
 }
 
-/// The first sentence of a topic's text, for a reply that is mostly about something else.
-fn snippet(topic: &Topic, lang: Lang) -> String {
-    let text = t(lang, &topic.text_zh, &topic.text_en).trim();
-    let end = text
-        .char_indices()
-        .find(|(i, c)| matches!(c, '。' | '！' | '？') || (*c == '.' && text[i + 1..].starts_with(' ')) && *i > 40)
-        .map(|(i, c)| i + c.len_utf8())
-        .unwrap_or(text.len());
-    let s: String = text[..end].chars().take(220).collect();
-    format!("**{}**：{}", t(lang, &topic.title_zh, &topic.title_en), s).replace("**：", t(lang, "**：", "**: "))
-}
-
 fn add_topic_snippets(cat: &Catalog, ids: &[String], ans: &mut Answer, max: usize) {
     for id in ids.iter().take(max) {
         if let Some(topic) = cat.topic(id) {
-            ans.rendered.text(snippet(topic, ans.rendered.lang));
+            ans.rendered
+                .text(describe::topic_snippet(topic, ans.rendered.lang));
             ans.topics.push(topic.id.clone());
         }
     }
@@ -283,12 +363,14 @@ fn faq(ctx: &Context<'_>, ans: &mut Answer) {
     let lang = ctx.lang;
     let mut ids = ctx.parsed.topics.iter();
     if let Some(topic) = ids.next().and_then(|id| ctx.cat.topic(id)) {
-        ans.rendered.title(t(lang, &topic.title_zh, &topic.title_en));
-        ans.rendered.text(t(lang, &topic.text_zh, &topic.text_en).trim());
+        ans.rendered
+            .title(t(lang, &topic.title_zh, &topic.title_en));
+        ans.rendered
+            .text(t(lang, &topic.text_zh, &topic.text_en).trim());
         ans.topics.push(topic.id.clone());
     }
     if let Some(next) = ids.next().and_then(|id| ctx.cat.topic(id)) {
-        ans.rendered.text(snippet(next, lang));
+        ans.rendered.text(describe::topic_snippet(next, lang));
         ans.topics.push(next.id.clone());
     }
 }
@@ -300,9 +382,17 @@ pub fn help(ctx: &Context<'_>, ans: &mut Answer, unknown: bool) {
     if let Some(i) = &ctx.parsed.invalid {
         r.text(invalid_text(i, lang));
     } else if unknown {
-        r.text(t(lang, "这个问题我没看懂，我只回答 GPU 租用和大模型选卡的问题。", "I did not catch that: I answer questions about renting GPUs for AI models."));
+        r.text(t(
+            lang,
+            "这个问题我没看懂，我只回答 GPU 租用和大模型选卡的问题。",
+            "I did not catch that: I answer questions about renting GPUs for AI models.",
+        ));
     } else {
-        r.title(t(lang, "你好，我是 GPU 选型顾问", "Hi, I am the GPU rental advisor"));
+        r.title(t(
+            lang,
+            "你好，我是 GPU 选型顾问",
+            "Hi, I am the GPU rental advisor",
+        ));
         r.text(t(
             lang,
             "告诉我模型、任务（推理 / LoRA / 全参 / 预训练）、精度、并发或预算，我按显存估算推荐最省钱的配置并报价。",
@@ -311,7 +401,15 @@ pub fn help(ctx: &Context<'_>, ans: &mut Answer, unknown: bool) {
     }
     r.text(t(lang, "可以这样问：", "Try:"));
     r.bullets(match lang {
-        Lang::Zh => vec!["微调 Qwen-14B 要什么卡?".into(), "4090 能跑 70B 吗".into(), "预算三千五能干嘛".into()],
-        Lang::En => vec!["What GPU do I need to fine-tune Qwen-14B?".into(), "Can a 4090 run a 70B model?".into(), "What can I rent for $500 a month?".into()],
+        Lang::Zh => vec![
+            "微调 Qwen-14B 要什么卡?".into(),
+            "4090 能跑 70B 吗".into(),
+            "预算三千五能干嘛".into(),
+        ],
+        Lang::En => vec![
+            "What GPU do I need to fine-tune Qwen-14B?".into(),
+            "Can a 4090 run a 70B model?".into(),
+            "What can I rent for $500 a month?".into(),
+        ],
     });
 }

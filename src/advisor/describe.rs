@@ -26,8 +26,18 @@ pub fn task_name(task: Task, lang: Lang) -> &'static str {
 
 fn model_label(w: &Workload, lang: Lang) -> String {
     match &w.model_name {
-        Some(n) => format!("{n}（{}）", params(w.arch.params_b)).replace("（", t(lang, "（", " (")).replace("）", t(lang, "）", ")")),
-        None => format!("{}{}", params(w.arch.params_b), t(lang, " 模型（通用 Llama 结构）", " model (generic Llama shape)")),
+        Some(n) => format!("{n}（{}）", params(w.arch.params_b))
+            .replace("（", t(lang, "（", " ("))
+            .replace("）", t(lang, "）", ")")),
+        None => format!(
+            "{}{}",
+            params(w.arch.params_b),
+            t(
+                lang,
+                " 模型（通用 Llama 结构）",
+                " model (generic Llama shape)"
+            )
+        ),
     }
 }
 
@@ -43,9 +53,17 @@ fn tokens(n: f64) -> String {
 
 /// "理解的需求：Qwen-14B（14.2B），LoRA 微调，BF16，序列 2048，micro-batch 1".
 pub fn workload_line(w: &Workload, lang: Lang) -> String {
-    let mut parts = vec![model_label(w, lang), task_name(w.task, lang).to_string(), w.precision.label().to_string()];
+    let mut parts = vec![
+        model_label(w, lang),
+        task_name(w.task, lang).to_string(),
+        w.precision.label().to_string(),
+    ];
     if w.arch.params_b > w.arch.active_params_b * 1.01 {
-        parts.push(format!("{}{}", t(lang, "MoE 每 token 激活 ", "MoE, active per token "), params(w.arch.active_params_b)));
+        parts.push(format!(
+            "{}{}",
+            t(lang, "MoE 每 token 激活 ", "MoE, active per token "),
+            params(w.arch.active_params_b)
+        ));
     }
     if w.arch.diffusion {
         parts.push(t(lang, "1024² 出图", "1024² images").into());
@@ -57,27 +75,60 @@ pub fn workload_line(w: &Workload, lang: Lang) -> String {
         }
     } else {
         parts.push(format!("{} {}", t(lang, "上下文", "context"), w.context));
-        parts.push(format!("{} {}", t(lang, "并发", "concurrency"), w.concurrency));
+        parts.push(format!(
+            "{} {}",
+            t(lang, "并发", "concurrency"),
+            w.concurrency
+        ));
     }
     if w.kv_8bit {
         parts.push(t(lang, "8-bit KV cache", "8-bit KV cache").into());
     }
-    format!("{}{}", t(lang, "**理解的需求**：", "**Workload**: "), parts.join(t(lang, "，", ", ")))
+    format!(
+        "{}{}",
+        t(lang, "**理解的需求**：", "**Workload**: "),
+        parts.join(t(lang, "，", ", "))
+    )
 }
 
 /// "显存：权重 28.4 + KV 0 + 激活 7.1 + … = 36.9 GB".
 pub fn bill_line(e: &EstimateJson, w: &Workload, lang: Lang) -> String {
-    let mut parts = vec![format!("{} {}", t(lang, "权重", "weights"), gb(e.weights_gb))];
+    let mut parts = vec![format!(
+        "{} {}",
+        t(lang, "权重", "weights"),
+        gb(e.weights_gb)
+    )];
     if e.kv_cache_gb > 0.0 || !w.task.is_training() {
         parts.push(format!("KV cache {}", gb(e.kv_cache_gb)));
     }
-    parts.push(format!("{} {}", t(lang, "激活/运行时", "activations/runtime"), gb(e.activations_gb)));
+    parts.push(format!(
+        "{} {}",
+        t(lang, "激活/运行时", "activations/runtime"),
+        gb(e.activations_gb)
+    ));
     if w.task.is_training() {
-        parts.push(format!("{} {}", t(lang, "梯度", "gradients"), gb(e.gradients_gb)));
-        parts.push(format!("{} {}", t(lang, "优化器", "optimizer"), gb(e.optimizer_gb)));
+        parts.push(format!(
+            "{} {}",
+            t(lang, "梯度", "gradients"),
+            gb(e.gradients_gb)
+        ));
+        parts.push(format!(
+            "{} {}",
+            t(lang, "优化器", "optimizer"),
+            gb(e.optimizer_gb)
+        ));
     }
-    parts.push(format!("{} {}", t(lang, "CUDA 上下文", "CUDA context"), gb(e.overhead_gb)));
-    format!("{}{} = **{} GB**", t(lang, "**显存估算**：", "**Memory**: "), parts.join(" + "), gb(e.total_gb))
+    parts.push(format!(
+        "{} {}",
+        t(lang, "CUDA 上下文", "CUDA context"),
+        gb(e.overhead_gb)
+    ));
+    format!(
+        "{}{} = **{} GB**",
+        t(lang, "**显存估算**：", "**Memory**: "),
+        parts.join(" + "),
+        gb(e.total_gb)
+    )
 }
 
 fn config_name(c: &Candidate<'_>, lang: Lang) -> String {
@@ -100,20 +151,38 @@ fn price_text(c: &Candidate<'_>, lang: Lang) -> String {
         ));
     }
     if c.offer.estimated {
-        s.push_str(t(lang, "（估算价，以报价为准）", " (estimate, ask for a quote)"));
+        s.push_str(t(
+            lang,
+            "（估算价，以报价为准）",
+            " (estimate, ask for a quote)",
+        ));
     }
     s
 }
 
 /// The recommendation with its need per card, price and speed.
-pub fn recommendation_line(c: &Candidate<'_>, w: &Workload, stepped: bool, cat: &Catalog, lang: Lang) -> String {
-    let mut s = format!("{}{}", t(lang, "**推荐**：", "**Recommended**: "), config_name(c, lang));
+pub fn recommendation_line(
+    c: &Candidate<'_>,
+    w: &Workload,
+    stepped: bool,
+    cat: &Catalog,
+    lang: Lang,
+) -> String {
+    let mut s = format!(
+        "{}{}",
+        t(lang, "**推荐**：", "**Recommended**: "),
+        config_name(c, lang)
+    );
     if stepped {
         s.push_str(&format!(
             "{}{}{}",
             t(lang, "，按 ", ", at "),
             c.precision.label(),
-            t(lang, "（原精度没有可行配置，已降一级）", " (nothing fits at the requested precision, stepped down)")
+            t(
+                lang,
+                "（原精度没有可行配置，已降一级）",
+                " (nothing fits at the requested precision, stepped down)"
+            )
         ));
     }
     s.push_str(&format!(
@@ -121,20 +190,43 @@ pub fn recommendation_line(c: &Candidate<'_>, w: &Workload, stepped: bool, cat: 
         t(lang, "，每卡需 ", ": needs "),
         gb(c.per_card_gb),
         gb(c.card_memory_gb),
-        t(lang, "（满足 20% 余量）", " per card (within the 20 % headroom)")
+        t(
+            lang,
+            "（满足 20% 余量）",
+            " per card (within the 20 % headroom)"
+        )
     ));
-    s.push_str(&format!("{}{}", t(lang, "。价格 ", ". Price "), price_text(c, lang)));
+    s.push_str(&format!(
+        "{}{}",
+        t(lang, "。价格 ", ". Price "),
+        price_text(c, lang)
+    ));
     if let Some(h) = c.train_hours {
         s.push_str(&format!(
             "{}{}{}{:.0}%{}",
             t(lang, "。训练时长 ", ". Training time "),
             duration(h, lang),
-            t(lang, "（6 × 参数 × token，MFU ", " (6 × params × tokens at "),
+            t(
+                lang,
+                "（6 × 参数 × token，MFU ",
+                " (6 × params × tokens at "
+            ),
             TRAINING_MFU * 100.0,
             t(lang, "）", " MFU)")
         ));
-        if let Some(m) = c.months_limit.filter(|m| h / cat.billing.hours_per_month > *m) {
-            s.push_str(&format!("{}{m:.0}{}", t(lang, "，超出 ", "; longer than the "), t(lang, " 个月租期，这是最快的配置", "-month rental: this is the fastest configuration")));
+        if let Some(m) = c
+            .months_limit
+            .filter(|m| h / cat.billing.hours_per_month > *m)
+        {
+            s.push_str(&format!(
+                "{}{m:.0}{}",
+                t(lang, "，超出 ", "; longer than the "),
+                t(
+                    lang,
+                    " 个月租期，这是最快的配置",
+                    "-month rental: this is the fastest configuration"
+                )
+            ));
         }
     }
     if let Some(v) = c.decode_tokens_per_s {
@@ -148,12 +240,24 @@ pub fn recommendation_line(c: &Candidate<'_>, w: &Workload, stepped: bool, cat: 
         ));
     }
     if c.offer.unit == Unit::Machine && c.units > 1 {
-        s.push_str(t(lang, "。多台整机需要 RDMA 互联，请与商务确认", ". Several machines need an RDMA network: confirm with sales"));
+        s.push_str(t(
+            lang,
+            "。多台整机需要 RDMA 互联，请与商务确认",
+            ". Several machines need an RDMA network: confirm with sales",
+        ));
     }
     if w.task.is_training() && c.cards > 1 {
-        s.push_str(t(lang, "。多卡按 ZeRO-3 切分", ". Sharded with ZeRO-3 across the cards"));
+        s.push_str(t(
+            lang,
+            "。多卡按 ZeRO-3 切分",
+            ". Sharded with ZeRO-3 across the cards",
+        ));
     } else if c.cards > 1 {
-        s.push_str(t(lang, "。多卡按张量并行切分", ". Split with tensor parallelism"));
+        s.push_str(t(
+            lang,
+            "。多卡按张量并行切分",
+            ". Split with tensor parallelism",
+        ));
     }
     s.push('。');
     if lang == Lang::En {
@@ -188,13 +292,28 @@ pub fn alternative_line(c: &Candidate<'_>, why: &str, lang: Lang) -> String {
 
 pub fn why_tight(c: &Candidate<'_>, w: &Workload, lang: Lang) -> String {
     let limit = if w.task.is_training() {
-        format!("{} ≤ {}, micro-batch {}", t(lang, "序列", "sequence"), w.context, w.micro_batch.unwrap_or(1))
+        format!(
+            "{} ≤ {}, micro-batch {}",
+            t(lang, "序列", "sequence"),
+            w.context,
+            w.micro_batch.unwrap_or(1)
+        )
     } else {
-        format!("{} ≤ {}, {} ≤ {}", t(lang, "上下文", "context"), w.context, t(lang, "并发", "concurrency"), w.concurrency)
+        format!(
+            "{} ≤ {}, {} ≤ {}",
+            t(lang, "上下文", "context"),
+            w.context,
+            t(lang, "并发", "concurrency"),
+            w.concurrency
+        )
     };
     format!(
         "{} {:.0}%{}{}",
-        t(lang, "不留 20% 余量也装得下（占用", "fits without the 20 % headroom ("),
+        t(
+            lang,
+            "不留 20% 余量也装得下（占用",
+            "fits without the 20 % headroom ("
+        ),
         c.per_card_gb / c.card_memory_gb * 100.0,
         t(lang, "），需保持 ", " used): keep "),
         limit
@@ -202,9 +321,20 @@ pub fn why_tight(c: &Candidate<'_>, w: &Workload, lang: Lang) -> String {
 }
 
 /// The verdict on the card the user named.
-pub fn verdict_line(w: &Workload, gpu: &Gpu, count: u32, need: f64, fits: bool, lang: Lang) -> String {
+pub fn verdict_line(
+    w: &Workload,
+    gpu: &Gpu,
+    count: u32,
+    need: f64,
+    fits: bool,
+    lang: Lang,
+) -> String {
     let avail = gpu.memory_gb * TIGHT;
-    let who = if count > 1 { format!("{count} × {}", gpu.name) } else { gpu.name.clone() };
+    let who = if count > 1 {
+        format!("{count} × {}", gpu.name)
+    } else {
+        gpu.name.clone()
+    };
     let margin = avail - need;
     let tight = fits && need * HEADROOM > gpu.memory_gb;
     let verdict = match (fits, tight, lang) {
@@ -241,20 +371,61 @@ pub fn verdict_line(w: &Workload, gpu: &Gpu, count: u32, need: f64, fits: bool, 
 
 /// What does work on the named card: more cards or lower precision.
 pub fn named_way_out(c: &Candidate<'_>, w: &Workload, lang: Lang) -> String {
-    let what = if c.precision != w.precision {
-        format!("{} {}", t(lang, "量化到", "quantize to"), c.precision.label())
+    let what = if c.precision.level() != w.precision.level() {
+        format!(
+            "{} {}",
+            t(lang, "量化到", "quantize to"),
+            c.precision.label()
+        )
     } else {
         t(lang, "加卡", "use more cards").to_string()
     };
+    match lang {
+        Lang::Zh => format!(
+            "**在这张卡上的办法**：{what}，{}，每卡约 {} GB，{}/月。",
+            config_name(c, lang),
+            gb(c.per_card_gb),
+            money_range(c.monthly())
+        ),
+        Lang::En => format!(
+            "**On that card**: {what}: {}, about {} GB per card, {}/month.",
+            config_name(c, lang),
+            gb(c.per_card_gb),
+            money_range(c.monthly())
+        ),
+    }
+}
+
+/// A topic in brief, for a reply that is mostly about something else: its title and
+/// its first sentences, up to about 200 characters.
+pub fn topic_snippet(topic: &super::catalog::Topic, lang: Lang) -> String {
+    let text = t(lang, &topic.text_zh, &topic.text_en).trim();
+    let mut out = String::new();
+    for sentence in text
+        .split_inclusive(['。', '！', '？', '\n'])
+        .flat_map(|s| s.split_inclusive(". "))
+    {
+        let s = sentence.trim();
+        if s.is_empty() || s.starts_with("- ") || s.starts_with("**") && s.ends_with("**") {
+            continue;
+        }
+        if !out.is_empty() && out.chars().count() + s.chars().count() > 200 {
+            break;
+        }
+        if !out.is_empty() && lang == Lang::En {
+            out.push(' ');
+        }
+        out.push_str(s);
+        if out.chars().count() >= 60 {
+            break;
+        }
+    }
+    let out: String = out.chars().take(240).collect();
     format!(
-        "{}{}{}{}{} GB{}{}",
-        t(lang, "**在这张卡上的办法**：", "**On that card**: "),
-        what,
-        t(lang, "，", ", "),
-        config_name(c, lang),
-        t(lang, "，每卡约 ", ", about "),
-        gb(c.per_card_gb),
-        format!("{}{}{}", t(lang, "，", " per card, "), money_range(c.monthly()), t(lang, "/月。", "/month."))
+        "**{}**{}{}",
+        t(lang, &topic.title_zh, &topic.title_en),
+        t(lang, "：", ": "),
+        out
     )
 }
 

@@ -151,7 +151,8 @@ pub fn lora_params(w: &Workload) -> f64 {
     let a = &w.arch;
     let q = a.heads * a.head_dim;
     let kv = a.kv_heads * a.head_dim;
-    let per_layer = (a.hidden + q) * 2.0 + (a.hidden + kv) * 2.0 + 3.0 * (a.hidden + a.intermediate);
+    let per_layer =
+        (a.hidden + q) * 2.0 + (a.hidden + kv) * 2.0 + 3.0 * (a.hidden + a.intermediate);
     LORA_RANK * per_layer * a.layers
 }
 
@@ -207,7 +208,11 @@ fn training_bill(w: &Workload) -> Bill {
     // recomputes one layer at a time; the loss holds FP32 logits and their gradient.
     let per_token = 2.0 * a.hidden * a.layers
         + (RECOMPUTE_HIDDEN_TENSORS * a.hidden + RECOMPUTE_INTER_TENSORS * a.intermediate) * 2.0
-        + if w.task == Task::Qlora { QLORA_LOGIT_BYTES } else { TRAIN_LOGIT_BYTES } * a.vocab;
+        + if w.task == Task::Qlora {
+            QLORA_LOGIT_BYTES
+        } else {
+            TRAIN_LOGIT_BYTES
+        } * a.vocab;
     let act = tokens * per_token / GB;
     match w.task {
         Task::Lora | Task::Qlora => {
@@ -231,7 +236,11 @@ fn training_bill(w: &Workload) -> Bill {
         }
         _ => {
             let n = a.params_b * 1e9;
-            let weight_bytes = if w.precision == Precision::Fp32 { 4.0 } else { FULL_WEIGHT_BYTES };
+            let weight_bytes = if w.precision == Precision::Fp32 {
+                4.0
+            } else {
+                FULL_WEIGHT_BYTES
+            };
             // CPU offload moves the FP32 master and moments to host memory (ZeRO-Offload).
             let opt = if w.offload {
                 0.0
@@ -271,13 +280,19 @@ pub fn train_hours(w: &Workload, gpu: &Gpu, cards: u32) -> Option<f64> {
 
 /// Single-stream decode tokens/s: every token reads the (active) weights and the
 /// sequence's KV cache once, at DECODE_MBU of the cards' combined bandwidth (roofline).
-pub fn decode_tokens_per_s(w: &Workload, b: &Bill, p: Precision, gpu: &Gpu, cards: u32) -> Option<f64> {
+pub fn decode_tokens_per_s(
+    w: &Workload,
+    b: &Bill,
+    p: Precision,
+    gpu: &Gpu,
+    cards: u32,
+) -> Option<f64> {
     if w.task.is_training() || w.arch.diffusion {
         return None;
     }
     let active_share = w.arch.active_params_b / w.arch.params_b;
-    let bytes = weight_bytes(w, p, None) * active_share
-        + b.kv_cache * GB / w.concurrency.max(1) as f64;
+    let bytes =
+        weight_bytes(w, p, None) * active_share + b.kv_cache * GB / w.concurrency.max(1) as f64;
     let bw = gpu.bandwidth_gbs * 1e9 * cards.max(1) as f64 * DECODE_MBU;
     (bytes > 0.0).then(|| bw / bytes)
 }

@@ -122,7 +122,9 @@ impl Entry {
         for re in &self.patterns {
             let mut at = 0;
             while at <= text.len() {
-                let Some(c) = re.captures_at(text, at) else { break };
+                let Some(c) = re.captures_at(text, at) else {
+                    break;
+                };
                 let m = c.get(0).expect("group 0");
                 let before = text[..m.start()].chars().next_back();
                 let after = text[m.end()..].chars().next();
@@ -135,7 +137,12 @@ impl Entry {
                         (None, None) => Some(1.0),
                     };
                     if let Some(value) = value {
-                        return Some(Found { value, start: m.start(), end: m.end(), before });
+                        return Some(Found {
+                            value,
+                            start: m.start(),
+                            end: m.end(),
+                            before,
+                        });
                     }
                 }
                 // Retry one character further on.
@@ -188,8 +195,20 @@ impl Lexicon {
                             message: "defined twice".into(),
                         });
                     }
-                    examples.push((file.to_string(), key, e.name.clone(), e.must_match, e.no_match));
-                    lex.entries.insert(e.name, Entry { patterns, value: e.value });
+                    examples.push((
+                        file.to_string(),
+                        key,
+                        e.name.clone(),
+                        e.must_match,
+                        e.no_match,
+                    ));
+                    lex.entries.insert(
+                        e.name,
+                        Entry {
+                            patterns,
+                            value: e.value,
+                        },
+                    );
                 }
             }
         }

@@ -21,7 +21,18 @@ fn offers_for<'c>(ctx: &Context<'c>, gpu: &str) -> Vec<&'c Offer> {
                 && (!p.cue("slice") || o.unit == Unit::Slice)
         })
         .collect();
-    if narrowed.is_empty() { all } else { narrowed }
+    let narrowed = if narrowed.is_empty() { all } else { narrowed };
+    // Slices are a different product: only when asked for, or when nothing else rents.
+    let whole: Vec<&Offer> = narrowed
+        .iter()
+        .copied()
+        .filter(|o| o.unit != Unit::Slice || p.cue("slice"))
+        .collect();
+    if whole.is_empty() {
+        narrowed
+    } else {
+        whole
+    }
 }
 
 fn unit_word(o: &Offer, lang: Lang) -> &'static str {
@@ -39,7 +50,9 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
     for g in &a.gpus {
         offers.extend(offers_for(ctx, g));
     }
-    if offers.is_empty() && (ctx.parsed.cue("slice") || ctx.parsed.cue("hourly") || ctx.parsed.cue("machine")) {
+    if offers.is_empty()
+        && (ctx.parsed.cue("slice") || ctx.parsed.cue("hourly") || ctx.parsed.cue("machine"))
+    {
         offers = ctx
             .cat
             .offers
@@ -63,7 +76,11 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
     }
     let months = a.months.or(if a.annual { Some(12.0) } else { None });
     for o in offers.iter().take(3) {
-        let units = a.gpu_count.map(|c| (c / o.cards_per_unit).max(1)).filter(|u| o.counts.contains(u)).unwrap_or(1);
+        let units = a
+            .gpu_count
+            .map(|c| (c / o.cards_per_unit).max(1))
+            .filter(|u| o.counts.contains(u))
+            .unwrap_or(1);
         let unit = unit_word(o, lang);
         let r = &mut ans.rendered;
         r.title(t(lang, &o.name_zh, &o.name_en));
@@ -73,11 +90,24 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
             money_range(o.price),
             unit,
             t(lang, "/月", "/month"),
-            if o.estimated { t(lang, "（估算价，以报价为准）", " (estimate: ask sales for a quote)") } else { "" }
+            if o.estimated {
+                t(
+                    lang,
+                    "（估算价，以报价为准）",
+                    " (estimate: ask sales for a quote)",
+                )
+            } else {
+                ""
+            }
         )];
         if o.hourly {
             let per_hour = o.price.scale(1.0 / ctx.cat.billing.hours_per_month);
-            lines.push(format!("{}{}{}", t(lang, "按小时折算约 ", "about "), money_range(per_hour), t(lang, "/小时", "/hour")));
+            lines.push(format!(
+                "{}{}{}",
+                t(lang, "按小时折算约 ", "about "),
+                money_range(per_hour),
+                t(lang, "/小时", "/hour")
+            ));
         }
         if o.annual_discount > 0.0 {
             lines.push(format!(
@@ -90,7 +120,14 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
                 t(lang, "/月", "/month")
             ));
         } else {
-            lines.push(t(lang, "不参与年付折扣（弹性计费）", "no annual discount (elastic billing)").to_string());
+            lines.push(
+                t(
+                    lang,
+                    "不参与年付折扣（弹性计费）",
+                    "no annual discount (elastic billing)",
+                )
+                .to_string(),
+            );
         }
         if units > 1 || months.is_some() {
             let m = months.unwrap_or(1.0);
@@ -101,18 +138,34 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
                 Lang::Zh => format!(
                     "{units} {unit} × {m:.0} 个月：{}{}",
                     money_range(total),
-                    if disc > 0.0 { format!("（年付价；原价 {}）", money_range(monthly.scale(m))) } else { String::new() }
+                    if disc > 0.0 {
+                        format!("（年付价；原价 {}）", money_range(monthly.scale(m)))
+                    } else {
+                        String::new()
+                    }
                 ),
                 Lang::En => format!(
                     "{units} {unit}(s) × {m:.0} months: {}{}",
                     money_range(total),
-                    if disc > 0.0 { format!(" (annual price; list {})", money_range(monthly.scale(m))) } else { String::new() }
+                    if disc > 0.0 {
+                        format!(" (annual price; list {})", money_range(monthly.scale(m)))
+                    } else {
+                        String::new()
+                    }
                 ),
             });
         }
         if !o.addons.is_empty() {
-            let add: Vec<String> = o.addons.iter().map(|x| format!("{} +{}", t(lang, &x.name_zh, &x.name_en), money(x.price))).collect();
-            lines.push(format!("{}{}", t(lang, "加配：", "Add-ons: "), add.join(t(lang, "，", ", "))));
+            let add: Vec<String> = o
+                .addons
+                .iter()
+                .map(|x| format!("{} +{}", t(lang, &x.name_zh, &x.name_en), money(x.price)))
+                .collect();
+            lines.push(format!(
+                "{}{}",
+                t(lang, "加配：", "Add-ons: "),
+                add.join(t(lang, "，", ", "))
+            ));
         }
         lines.push(t(lang, &o.notes_zh, &o.notes_en).to_string());
         r.bullets(lines);
@@ -124,7 +177,8 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
         Lang::Zh => ctx.cat.billing.included_zh.join("、"),
         Lang::En => ctx.cat.billing.included_en.join(", "),
     };
-    ans.rendered.text(format!("{}{}", t(lang, "已含：", "Included: "), included));
+    ans.rendered
+        .text(format!("{}{}", t(lang, "已含：", "Included: "), included));
     if months.is_some_and(|m| m >= 12.0) || a.annual {
         add_topic(ctx, ans, "billing");
     }
@@ -152,10 +206,8 @@ fn priced(ctx: &Context<'_>, o: &Offer, units: u32) -> Option<ConfigJson> {
 
 fn add_topic(ctx: &Context<'_>, ans: &mut Answer, id: &str) {
     if let Some(tp) = ctx.cat.topic(id) {
-        let lang = ctx.lang;
-        let text = t(lang, &tp.text_zh, &tp.text_en);
-        let first: String = text.split_inclusive(['。', '\n']).next().unwrap_or(text).chars().take(200).collect();
-        ans.rendered.text(format!("**{}** {}", t(lang, &tp.title_zh, &tp.title_en), first.trim()));
+        ans.rendered
+            .text(super::describe::topic_snippet(tp, ctx.lang));
         ans.topics.push(tp.id.clone());
     }
 }
@@ -164,20 +216,49 @@ fn add_topic(ctx: &Context<'_>, ans: &mut Answer, id: &str) {
 pub fn price_table(ctx: &Context<'_>, ans: &mut Answer) {
     let lang = ctx.lang;
     let head = match lang {
-        Lang::Zh => vec!["配置".into(), "显存".into(), "月付".into(), "年付折扣".into()],
-        Lang::En => vec!["offer".into(), "memory".into(), "monthly".into(), "annual".into()],
+        Lang::Zh => vec![
+            "配置".into(),
+            "显存".into(),
+            "月付".into(),
+            "年付折扣".into(),
+        ],
+        Lang::En => vec![
+            "offer".into(),
+            "memory".into(),
+            "monthly".into(),
+            "annual".into(),
+        ],
     };
     let rows = ctx
         .cat
         .offers
         .iter()
         .map(|o| {
-            let mem = o.slice_memory_gb.or_else(|| ctx.cat.gpu(&o.gpu).map(|g| g.memory_gb * o.cards_per_unit as f64)).unwrap_or(0.0);
+            let mem = o
+                .slice_memory_gb
+                .or_else(|| {
+                    ctx.cat
+                        .gpu(&o.gpu)
+                        .map(|g| g.memory_gb * o.cards_per_unit as f64)
+                })
+                .unwrap_or(0.0);
             vec![
                 t(lang, &o.name_zh, &o.name_en).to_string(),
                 format!("{mem:.0} GB"),
-                format!("{}{}", money_range(o.price), if o.estimated { t(lang, "（估）", " (est.)") } else { "" }),
-                if o.annual_discount > 0.0 { format!("-{:.0}%", o.annual_discount * 100.0) } else { "—".into() },
+                format!(
+                    "{}{}",
+                    money_range(o.price),
+                    if o.estimated {
+                        t(lang, "（估）", " (est.)")
+                    } else {
+                        ""
+                    }
+                ),
+                if o.annual_discount > 0.0 {
+                    format!("-{:.0}%", o.annual_discount * 100.0)
+                } else {
+                    "—".into()
+                },
             ]
         })
         .collect();
@@ -190,7 +271,13 @@ fn ratio(a: f64, b: f64) -> String {
 
 pub fn compare(ctx: &Context<'_>, ans: &mut Answer) {
     let lang = ctx.lang;
-    let gpus: Vec<&Gpu> = ctx.asked.gpus.iter().filter_map(|g| ctx.cat.gpu(g)).take(4).collect();
+    let gpus: Vec<&Gpu> = ctx
+        .asked
+        .gpus
+        .iter()
+        .filter_map(|g| ctx.cat.gpu(g))
+        .take(4)
+        .collect();
     ans.compare = Some(gpus.iter().map(|g| g.id.clone()).collect());
     let mut head = vec![t(lang, "指标", "spec").to_string()];
     head.extend(gpus.iter().map(|g| g.name.clone()));
@@ -202,28 +289,78 @@ pub fn compare(ctx: &Context<'_>, ans: &mut Answer) {
     let price = |g: &Gpu| {
         ctx.cat.offer_for_gpu(&g.id).map_or("—".to_string(), |o| {
             let per_card = o.price.scale(1.0 / o.cards_per_unit as f64);
-            format!("{}{}", money_range(per_card), t(lang, "/卡/月", "/card/month"))
+            format!(
+                "{}{}",
+                money_range(per_card),
+                t(lang, "/卡/月", "/card/month")
+            )
         })
     };
     let rows = vec![
-        row(t(lang, "显存", "memory"), &|g| format!("{:.0} GB {}", g.memory_gb, g.memory_type)),
-        row(t(lang, "带宽", "bandwidth"), &|g| format!("{:.0} GB/s", g.bandwidth_gbs)),
+        row(t(lang, "显存", "memory"), &|g| {
+            format!("{:.0} GB {}", g.memory_gb, g.memory_type)
+        }),
+        row(t(lang, "带宽", "bandwidth"), &|g| {
+            format!("{:.0} GB/s", g.bandwidth_gbs)
+        }),
         row("FP16/BF16 TFLOPS", &|g| format!("{:.0}", g.fp16_tflops)),
-        row("FP8", &|g| if g.fp8() { format!("{:.0} TFLOPS", g.fp8_tflops) } else { t(lang, "不支持", "no").into() }),
-        row(t(lang, "卡间互联", "link"), &|g| if g.link.is_empty() { "PCIe".into() } else { g.link.clone() }),
+        row("FP8", &|g| {
+            if g.fp8() {
+                format!("{:.0} TFLOPS", g.fp8_tflops)
+            } else {
+                t(lang, "不支持", "no").into()
+            }
+        }),
+        row(t(lang, "卡间互联", "link"), &|g| {
+            if g.link.is_empty() {
+                "PCIe".into()
+            } else {
+                g.link.clone()
+            }
+        }),
         row(t(lang, "月租", "price"), &price),
     ];
     ans.rendered.table(head, rows);
     if gpus.len() >= 2 {
         let (a, b) = (gpus[0], gpus[1]);
+        let (fast, slow) = if a.bandwidth_gbs >= b.bandwidth_gbs {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let (strong, weak) = if a.fp16_tflops >= b.fp16_tflops {
+            (a, b)
+        } else {
+            (b, a)
+        };
         let mut lines = vec![
             match lang {
-                Lang::Zh => format!("推理单路生成速度看带宽：{} 约为 {} 的 {}。", a.name, b.name, ratio(a.bandwidth_gbs, b.bandwidth_gbs)),
-                Lang::En => format!("Single-stream decoding follows bandwidth: the {} is {} the {}.", a.name, ratio(a.bandwidth_gbs, b.bandwidth_gbs), b.name),
+                Lang::Zh => format!(
+                    "推理单路生成速度看带宽：{} 约为 {} 的 {}。",
+                    fast.name,
+                    slow.name,
+                    ratio(fast.bandwidth_gbs, slow.bandwidth_gbs)
+                ),
+                Lang::En => format!(
+                    "Single-stream decoding follows bandwidth: the {} is {} the {}.",
+                    fast.name,
+                    ratio(fast.bandwidth_gbs, slow.bandwidth_gbs),
+                    slow.name
+                ),
             },
             match lang {
-                Lang::Zh => format!("训练算力（BF16 稠密）：{} 约为 {} 的 {}。", a.name, b.name, ratio(a.fp16_tflops, b.fp16_tflops)),
-                Lang::En => format!("Training compute (dense BF16): the {} is {} the {}.", a.name, ratio(a.fp16_tflops, b.fp16_tflops), b.name),
+                Lang::Zh => format!(
+                    "训练算力（BF16 稠密）：{} 约为 {} 的 {}。",
+                    strong.name,
+                    weak.name,
+                    ratio(strong.fp16_tflops, weak.fp16_tflops)
+                ),
+                Lang::En => format!(
+                    "Training compute (dense BF16): the {} is {} the {}.",
+                    strong.name,
+                    ratio(strong.fp16_tflops, weak.fp16_tflops),
+                    weak.name
+                ),
             },
         ];
         let bigger = if a.memory_gb >= b.memory_gb { a } else { b };
@@ -231,16 +368,24 @@ pub fn compare(ctx: &Context<'_>, ans: &mut Answer) {
             Lang::Zh => format!("能装多大的模型看显存：{} 有 {:.0} GB。先按显存选，再看带宽和价格。", bigger.name, bigger.memory_gb),
             Lang::En => format!("What fits is set by memory: the {} has {:.0} GB. Choose by memory first, then bandwidth and price.", bigger.name, bigger.memory_gb),
         });
-        let multi_train: Vec<&str> = gpus.iter().filter(|g| g.bf16 && !g.link.is_empty() && !g.id.starts_with("rtx")).map(|g| g.name.as_str()).collect();
+        let multi_train: Vec<&str> = gpus
+            .iter()
+            .filter(|g| g.bf16 && !g.link.is_empty() && !g.id.starts_with("rtx"))
+            .map(|g| g.name.as_str())
+            .collect();
         if !multi_train.is_empty() {
             lines.push(match lang {
                 Lang::Zh => format!("多卡训练选有 NVLink/HCCS 的：{}。", multi_train.join("、")),
-                Lang::En => format!("For multi-card training take the one with NVLink/HCCS: {}.", multi_train.join(", ")),
+                Lang::En => format!(
+                    "For multi-card training take the one with NVLink/HCCS: {}.",
+                    multi_train.join(", ")
+                ),
             });
         }
         ans.rendered.bullets(lines);
     }
-    if gpus.iter().any(|g| g.id.starts_with("rtx")) && gpus.iter().any(|g| !g.id.starts_with("rtx")) {
+    if gpus.iter().any(|g| g.id.starts_with("rtx")) && gpus.iter().any(|g| !g.id.starts_with("rtx"))
+    {
         add_topic(ctx, ans, "consumer-vs-datacenter");
     } else {
         add_topic(ctx, ans, "hbm-bandwidth");

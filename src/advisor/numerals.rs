@@ -95,7 +95,9 @@ pub fn parse_number(s: &str, k_binary: bool) -> Option<f64> {
     if !first.is_ascii_digit() {
         return parse_chinese(s);
     }
-    let end = s.find(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.')).unwrap_or(s.len());
+    let end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.'))
+        .unwrap_or(s.len());
     let digits: String = s[..end].chars().filter(|c| *c != ',').collect();
     let base: f64 = digits.parse().ok()?;
     let rest = s[end..].trim_start();

@@ -111,15 +111,31 @@ impl Parser {
         malts.sort_by_key(|a| std::cmp::Reverse(a.len()));
         malts.dedup();
         let model_re = (!malts.is_empty()).then(|| {
-            let p = malts.iter().map(|a| regex::escape(a)).collect::<Vec<_>>().join("|");
+            let p = malts
+                .iter()
+                .map(|a| regex::escape(a))
+                .collect::<Vec<_>>()
+                .join("|");
             Regex::new(&p).expect("escaped aliases compile")
         });
         let topics = cat
             .topics
             .iter()
-            .map(|t| (t.id.clone(), t.triggers.iter().map(|s| s.to_lowercase()).collect()))
+            .map(|t| {
+                (
+                    t.id.clone(),
+                    t.triggers.iter().map(|s| s.to_lowercase()).collect(),
+                )
+            })
             .collect();
-        Parser { lex, gpu_re, gpu_by_alias, model_re, model_by_alias, topics }
+        Parser {
+            lex,
+            gpu_re,
+            gpu_by_alias,
+            model_re,
+            model_by_alias,
+            topics,
+        }
     }
 
     pub fn lexicon(&self) -> &Lexicon {
@@ -133,7 +149,10 @@ impl Parser {
             cut -= 1;
         }
         let text = normalize(&raw[..cut]);
-        let mut p = Parsed { empty: text.is_empty(), ..Parsed::default() };
+        let mut p = Parsed {
+            empty: text.is_empty(),
+            ..Parsed::default()
+        };
         p.lang = detect_lang(&text);
         if p.empty {
             return p;
@@ -154,20 +173,28 @@ impl Parser {
             let after = text[m.end()..].chars().next();
             let prefix = &text[..m.start()];
             let times = prefix.trim_end().ends_with(['x', '*'])
-                && prefix.trim_end().trim_end_matches(['x', '*']).trim_end().ends_with(|c: char| c.is_ascii_digit());
+                && prefix
+                    .trim_end()
+                    .trim_end_matches(['x', '*'])
+                    .trim_end()
+                    .ends_with(|c: char| c.is_ascii_digit());
             let glued_before = before.is_some_and(|c| c.is_ascii_alphanumeric()) && !times;
             let glued_after = after.is_some_and(|c| c.is_ascii_alphanumeric());
             if glued_before || glued_after {
                 continue;
             }
-            let Some(id) = self.gpu_by_alias.get(&normalize_alias(m.as_str())) else { continue };
+            let Some(id) = self.gpu_by_alias.get(&normalize_alias(m.as_str())) else {
+                continue;
+            };
             blanked.replace_range(m.range(), &" ".repeat(m.len()));
             if a.gpus.contains(id) {
                 continue;
             }
             if a.gpus.is_empty() {
                 let start = prefix.len().saturating_sub(24);
-                let start = (start..=prefix.len()).find(|i| prefix.is_char_boundary(*i)).unwrap_or(0);
+                let start = (start..=prefix.len())
+                    .find(|i| prefix.is_char_boundary(*i))
+                    .unwrap_or(0);
                 let count = lex
                     .find("card_count.before", &prefix[start..])
                     .or_else(|| lex.find("card_count.after", &text[m.end()..]))
@@ -207,9 +234,17 @@ impl Parser {
         };
         if a.model.is_none() {
             if let Some(f) = lex.find("size", &size_text) {
-                let b = if f.value >= 1e6 { f.value / 1e9 } else { f.value };
+                let b = if f.value >= 1e6 {
+                    f.value / 1e9
+                } else {
+                    f.value
+                };
                 let negative = matches!(f.before, Some('-' | '负'))
-                    && size_text[..f.start].chars().rev().nth(1).is_none_or(|c| !c.is_alphanumeric());
+                    && size_text[..f.start]
+                        .chars()
+                        .rev()
+                        .nth(1)
+                        .is_none_or(|c| !c.is_alphanumeric());
                 if negative {
                     p.invalid = Some(Invalid::NegativeSize(b));
                 } else if b > MAX_PARAMS_B {
@@ -256,7 +291,8 @@ impl Parser {
         a.offload = lex.has("optimizer.offload", &text);
 
         // Numbers.
-        let num = |slot: &str, k_binary: bool| lex.find_with(slot, &text, k_binary).map(|f| f.value);
+        let num =
+            |slot: &str, k_binary: bool| lex.find_with(slot, &text, k_binary).map(|f| f.value);
         let bounded = |v: Option<f64>, name: &'static str, max: f64, p: &mut Option<Invalid>| {
             v.and_then(|v| {
                 if v > max {
@@ -268,16 +304,20 @@ impl Parser {
             })
         };
         let mut invalid = p.invalid.take();
-        a.concurrency = bounded(num("concurrency", false), "concurrency", 1e6, &mut invalid).map(|v| v as u32);
+        a.concurrency =
+            bounded(num("concurrency", false), "concurrency", 1e6, &mut invalid).map(|v| v as u32);
         a.context = bounded(num("context", true), "context", 1e8, &mut invalid).map(|v| v as u32);
-        a.micro_batch = bounded(num("micro_batch", false), "batch", 1e5, &mut invalid).map(|v| v as u32);
+        a.micro_batch =
+            bounded(num("micro_batch", false), "batch", 1e5, &mut invalid).map(|v| v as u32);
         let tokens = tokens_b
             .map(|f| f.value * 1e9)
             .or_else(|| num("train_tokens", false).filter(|v| *v >= 1e6));
         a.train_tokens = bounded(tokens, "tokens", 1e16, &mut invalid);
         let usd = num("budget.usd", false).map(|v| v * usd_cny);
         // A "budget" under ¥100 is a count ("两块"), not money.
-        let budget = usd.or_else(|| num("budget.amount", false)).filter(|v| *v >= 100.0);
+        let budget = usd
+            .or_else(|| num("budget.amount", false))
+            .filter(|v| *v >= 100.0);
         a.budget_cny = bounded(budget, "budget", 1e9, &mut invalid);
         let months = num("months", false)
             .or_else(|| num("months.half", false))
@@ -313,7 +353,15 @@ impl Parser {
         let mut scored: Vec<(&String, usize)> = self
             .topics
             .iter()
-            .map(|(id, trig)| (id, trig.iter().filter(|t| text.contains(t.as_str())).map(|t| t.chars().count()).sum()))
+            .map(|(id, trig)| {
+                (
+                    id,
+                    trig.iter()
+                        .filter(|t| text.contains(t.as_str()))
+                        .map(|t| t.chars().count())
+                        .sum(),
+                )
+            })
             .filter(|(_, s)| *s > 0)
             .collect();
         scored.sort_by_key(|(_, s)| std::cmp::Reverse(*s));
@@ -323,7 +371,10 @@ impl Parser {
 }
 
 fn detect_lang(text: &str) -> Option<Lang> {
-    if text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c) || ('\u{3400}'..='\u{4dbf}').contains(&c)) {
+    if text
+        .chars()
+        .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c) || ('\u{3400}'..='\u{4dbf}').contains(&c))
+    {
         Some(Lang::Zh)
     } else if text.chars().any(|c| c.is_ascii_alphabetic()) {
         Some(Lang::En)

@@ -72,7 +72,13 @@ pub struct Limits {
 }
 
 /// Why an offer cannot run a workload at all (not a memory question).
-pub fn ineligible(offer: &Offer, gpu: &Gpu, cards: u32, w: &Workload, p: Precision) -> Option<&'static str> {
+pub fn ineligible(
+    offer: &Offer,
+    gpu: &Gpu,
+    cards: u32,
+    w: &Workload,
+    p: Precision,
+) -> Option<&'static str> {
     let training = w.task.is_training();
     if training && (offer.inference_only || offer.unit == Unit::Slice) {
         return Some("inference-only");
@@ -100,7 +106,13 @@ fn card_memory(offer: &Offer, gpu: &Gpu) -> f64 {
 }
 
 /// Builds a candidate for `units` of `offer` at precision `p`.
-pub fn candidate<'c>(cat: &'c Catalog, offer: &'c Offer, units: u32, w: &Workload, p: Precision) -> Option<Candidate<'c>> {
+pub fn candidate<'c>(
+    cat: &'c Catalog,
+    offer: &'c Offer,
+    units: u32,
+    w: &Workload,
+    p: Precision,
+) -> Option<Candidate<'c>> {
     let gpu = cat.gpu(&offer.gpu)?;
     let cards = units * offer.cards_per_unit;
     let bill = estimate::bill(w, p);
@@ -136,8 +148,18 @@ pub fn candidates<'c>(
         if limits.gpu.as_deref().is_some_and(|g| g != offer.gpu) {
             continue;
         }
-        let Some(gpu) = cat.gpu(&offer.gpu) else { continue };
-        let Some(p) = precision_for(gpu) else { continue };
+        let Some(gpu) = cat.gpu(&offer.gpu) else {
+            continue;
+        };
+        let Some(p) = precision_for(gpu) else {
+            continue;
+        };
+        // Cards without BF16 (T4, V100S) run 16-bit weights as FP16: same memory.
+        let p = if p == Precision::Bf16 && !gpu.bf16 {
+            Precision::Fp16
+        } else {
+            p
+        };
         for &units in &offer.counts {
             let cards = units * offer.cards_per_unit;
             if limits.count.is_some_and(|c| c != cards && c != units) {
@@ -161,7 +183,10 @@ fn within_budget(c: &Candidate<'_>, budget: Option<f64>) -> bool {
 
 /// Picks the cheapest of the fitting candidates; with a data size, the cheapest job that
 /// finishes within the rental period (the fastest when none does), ties to the faster.
-pub fn cheapest<'a, 'c>(list: &'a [Candidate<'c>], hours_per_month: f64) -> Option<&'a Candidate<'c>> {
+pub fn cheapest<'a, 'c>(
+    list: &'a [Candidate<'c>],
+    hours_per_month: f64,
+) -> Option<&'a Candidate<'c>> {
     let in_time = |c: &Candidate<'_>| match (c.job_months(hours_per_month), c.months_limit) {
         (Some(need), Some(limit)) => need <= limit,
         _ => true,
@@ -176,7 +201,9 @@ pub fn cheapest<'a, 'c>(list: &'a [Candidate<'c>], hours_per_month: f64) -> Opti
         if (ca - cb).abs() <= 1e-6 * ca.max(cb) {
             let ha = a.train_hours.unwrap_or(0.0);
             let hb = b.train_hours.unwrap_or(0.0);
-            ha.total_cmp(&hb).then(b.card_memory_gb.total_cmp(&a.card_memory_gb)).then(a.cards.cmp(&b.cards))
+            ha.total_cmp(&hb)
+                .then(b.card_memory_gb.total_cmp(&a.card_memory_gb))
+                .then(a.cards.cmp(&b.cards))
         } else {
             ca.total_cmp(&cb)
         }
@@ -186,7 +213,11 @@ pub fn cheapest<'a, 'c>(list: &'a [Candidate<'c>], hours_per_month: f64) -> Opti
 pub fn fastest<'a, 'c>(list: &'a [Candidate<'c>]) -> Option<&'a Candidate<'c>> {
     list.iter()
         .filter(|c| c.train_hours.is_some())
-        .min_by(|a, b| a.train_hours.unwrap_or(f64::MAX).total_cmp(&b.train_hours.unwrap_or(f64::MAX)))
+        .min_by(|a, b| {
+            a.train_hours
+                .unwrap_or(f64::MAX)
+                .total_cmp(&b.train_hours.unwrap_or(f64::MAX))
+        })
 }
 
 /// The precision a card runs at one step-down level (DOMAIN.md §6): the requested
@@ -199,7 +230,11 @@ pub fn precision_at(level: u8, requested: Precision, gpu: &Gpu) -> Option<Precis
     match level {
         0 => Some(Precision::Fp32),
         1 => Some(Precision::Bf16),
-        2 => Some(if gpu.fp8() { Precision::Fp8 } else { Precision::Int8 }),
+        2 => Some(if gpu.fp8() {
+            Precision::Fp8
+        } else {
+            Precision::Int8
+        }),
         _ => Some(Precision::Int4),
     }
 }
@@ -219,17 +254,41 @@ pub struct Plan<'c> {
 /// Searches the catalog for `w` under `limits`.
 pub fn plan<'c>(cat: &'c Catalog, w: &Workload, limits: &Limits) -> Plan<'c> {
     let hpm = cat.billing.hours_per_month;
-    let levels: Vec<u8> = if w.task == Task::Inference { (w.precision.level()..=3).collect() } else { vec![w.precision.level()] };
-    let mut out = Plan { best: None, stepped_down: false, quote: None, tight: None, fastest: None };
+    let levels: Vec<u8> = if w.task == Task::Inference {
+        (w.precision.level()..=3).collect()
+    } else {
+        vec![w.precision.level()]
+    };
+    let mut out = Plan {
+        best: None,
+        stepped_down: false,
+        quote: None,
+        tight: None,
+        fastest: None,
+    };
     for level in levels {
-        let pf = |g: &Gpu| if w.task == Task::Inference { precision_at(level, w.precision, g) } else { Some(w.precision) };
+        let pf = |g: &Gpu| {
+            if w.task == Task::Inference {
+                precision_at(level, w.precision, g)
+            } else {
+                Some(w.precision)
+            }
+        };
         let all = candidates(cat, w, limits, &pf);
-        let fitting: Vec<Candidate<'c>> = all.iter().filter(|c| c.fits_headroom()).cloned().collect();
-        let affordable: Vec<Candidate<'c>> = fitting.iter().filter(|c| within_budget(c, limits.budget)).cloned().collect();
+        let fitting: Vec<Candidate<'c>> =
+            all.iter().filter(|c| c.fits_headroom()).cloned().collect();
+        let affordable: Vec<Candidate<'c>> = fitting
+            .iter()
+            .filter(|c| within_budget(c, limits.budget))
+            .cloned()
+            .collect();
         if out.quote.is_none() && limits.budget.is_some() {
             out.quote = fitting
                 .iter()
-                .filter(|c| !within_budget(c, limits.budget) && limits.budget.is_some_and(|b| c.monthly().min <= b))
+                .filter(|c| {
+                    !within_budget(c, limits.budget)
+                        && limits.budget.is_some_and(|b| c.monthly().min <= b)
+                })
                 .min_by(|a, b| a.cost(hpm).total_cmp(&b.cost(hpm)))
                 .cloned();
         }
@@ -237,10 +296,17 @@ pub fn plan<'c>(cat: &'c Catalog, w: &Workload, limits: &Limits) -> Plan<'c> {
             let cost = best.cost(hpm);
             out.tight = all
                 .iter()
-                .filter(|c| !c.fits_headroom() && c.fits_tight() && c.cost(hpm) < cost && within_budget(c, limits.budget))
+                .filter(|c| {
+                    !c.fits_headroom()
+                        && c.fits_tight()
+                        && c.cost(hpm) < cost
+                        && within_budget(c, limits.budget)
+                })
                 .min_by(|a, b| a.cost(hpm).total_cmp(&b.cost(hpm)))
                 .cloned();
-            out.fastest = fastest(&affordable).filter(|f| f.train_hours < best.train_hours).cloned();
+            out.fastest = fastest(&affordable)
+                .filter(|f| f.train_hours < best.train_hours)
+                .cloned();
             out.stepped_down = level != w.precision.level();
             out.best = Some(best);
             return out;
@@ -251,7 +317,11 @@ pub fn plan<'c>(cat: &'c Catalog, w: &Workload, limits: &Limits) -> Plan<'c> {
 
 /// The configuration a budget alone buys (DOMAIN.md §6): within budget, the largest
 /// per-card memory, then the most such cards (up to 8).
-pub fn budget_pick<'c>(cat: &'c Catalog, budget: f64, domestic: bool) -> Option<(&'c Offer, &'c Gpu, u32)> {
+pub fn budget_pick<'c>(
+    cat: &'c Catalog,
+    budget: f64,
+    domestic: bool,
+) -> Option<(&'c Offer, &'c Gpu, u32)> {
     let mut best: Option<(&Offer, &Gpu, u32, f64, u32)> = None;
     for o in cat.offers.iter().filter(|o| o.domestic == domestic) {
         let Some(g) = cat.gpu(&o.gpu) else { continue };

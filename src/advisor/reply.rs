@@ -16,7 +16,10 @@ pub enum Block {
     /// A paragraph; may hold **bold** spans written by us, never user text.
     Text(String),
     Bullets(Vec<String>),
-    Table { head: Vec<String>, rows: Vec<Vec<String>> },
+    Table {
+        head: Vec<String>,
+        rows: Vec<Vec<String>>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -27,7 +30,10 @@ pub struct Reply {
 
 impl Reply {
     pub fn new(lang: Lang) -> Reply {
-        Reply { lang, blocks: Vec::new() }
+        Reply {
+            lang,
+            blocks: Vec::new(),
+        }
     }
     pub fn title(&mut self, s: impl Into<String>) {
         self.blocks.push(Block::Title(s.into()));
@@ -104,7 +110,11 @@ pub fn cut_lines(s: &str, max: usize) -> String {
 
 /// `¥2,800` with thousands separators; no decimals at or above 100.
 pub fn money(v: f64) -> String {
-    let rounded = if v >= 100.0 { v.round() } else { (v * 100.0).round() / 100.0 };
+    let rounded = if v >= 100.0 {
+        v.round()
+    } else {
+        (v * 100.0).round() / 100.0
+    };
     let int = rounded.trunc() as i64;
     let frac = rounded - int as f64;
     let digits = int.abs().to_string();
@@ -175,7 +185,13 @@ mod tests {
         assert_eq!(money(120000.0), "¥120,000");
         assert_eq!(money(210.0), "¥210");
         assert_eq!(money(16.67), "¥16.67");
-        assert_eq!(money_range(Range { min: 2500.0, max: 4000.0 }), "¥2,500–4,000");
+        assert_eq!(
+            money_range(Range {
+                min: 2500.0,
+                max: 4000.0
+            }),
+            "¥2,500–4,000"
+        );
     }
 
     #[test]

@@ -115,8 +115,21 @@ impl Asked {
         macro_rules! take {
             ($($f:ident),*) => { $( if self.$f.is_some() { m.$f = self.$f.clone(); } )* };
         }
-        take!(model, size_b, task, precision, concurrency, context, micro_batch, train_tokens,
-              budget_cny, months, gpu, gpu_count, offer);
+        take!(
+            model,
+            size_b,
+            task,
+            precision,
+            concurrency,
+            context,
+            micro_batch,
+            train_tokens,
+            budget_cny,
+            months,
+            gpu,
+            gpu_count,
+            offer
+        );
         if self.model.is_some() && self.size_b.is_none() {
             m.size_b = None;
         }
@@ -125,8 +138,10 @@ impl Asked {
         }
         if self.task.is_some() && self.context.is_none() && prev.task != self.task {
             // The default sequence differs between serving and training.
-            m.context = prev.context.filter(|_| prev.task.is_some_and(|t| t.is_training())
-                == self.task.is_some_and(|t| t.is_training()));
+            m.context = prev.context.filter(|_| {
+                prev.task.is_some_and(|t| t.is_training())
+                    == self.task.is_some_and(|t| t.is_training())
+            });
         }
         if self.precision.is_some() {
             m.awq = self.awq;
@@ -302,7 +317,11 @@ impl Workload {
             (None, None) => return None,
         };
         let task = a.task.unwrap_or(Task::Inference);
-        let task = if arch.diffusion && task.is_training() && a.task.is_none() { Task::Inference } else { task };
+        let task = if arch.diffusion && task.is_training() && a.task.is_none() {
+            Task::Inference
+        } else {
+            task
+        };
         let native = model
             .and_then(|m| Precision::from_id(&m.native_precision))
             .unwrap_or(Precision::Bf16);
@@ -331,7 +350,11 @@ impl Workload {
             kv_8bit: a.kv_8bit,
             optimizer_8bit: a.optimizer_8bit,
             offload: a.offload,
-            concurrency: if training { 1 } else { a.concurrency.unwrap_or(1).max(1) },
+            concurrency: if training {
+                1
+            } else {
+                a.concurrency.unwrap_or(1).max(1)
+            },
             context: context.max(1),
             micro_batch: training.then(|| a.micro_batch.unwrap_or(DEFAULT_MICRO_BATCH).max(1)),
             train_tokens: if training { a.train_tokens } else { None },

@@ -45,7 +45,9 @@ impl App {
         let state = id
             .and_then(|id| {
                 let map = self.conversations.lock().unwrap_or_else(|e| e.into_inner());
-                map.get(id).filter(|(_, t)| now.duration_since(*t) < CONVERSATION_TTL).map(|(s, _)| s.clone())
+                map.get(id)
+                    .filter(|(_, t)| now.duration_since(*t) < CONVERSATION_TTL)
+                    .map(|(s, _)| s.clone())
             })
             .unwrap_or_default();
         let (answer, next) = self.advisor.answer(text, &state);
@@ -59,7 +61,11 @@ impl App {
             if map.len() >= MAX_CONVERSATIONS && !map.contains_key(id) {
                 map.retain(|_, (_, t)| now.duration_since(*t) < CONVERSATION_TTL);
                 if map.len() >= MAX_CONVERSATIONS {
-                    if let Some(oldest) = map.iter().min_by_key(|(_, (_, t))| *t).map(|(k, _)| k.clone()) {
+                    if let Some(oldest) = map
+                        .iter()
+                        .min_by_key(|(_, (_, t))| *t)
+                        .map(|(k, _)| k.clone())
+                    {
                         map.remove(&oldest);
                     }
                 }
@@ -82,17 +88,35 @@ fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response
     (status, Json(body)).into_response()
 }
 
-async fn ask(AxState(app): AxState<Arc<App>>, headers: axum::http::HeaderMap, body: axum::body::Bytes) -> Response {
+async fn ask(
+    AxState(app): AxState<Arc<App>>,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
     let json_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json")));
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+        });
     if !json_type {
-        return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "Content-Type must be application/json");
+        return error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "Content-Type must be application/json",
+        );
     }
     let req: AskBody = match serde_json::from_slice(&body) {
         Ok(r) => r,
-        Err(e) => return error(StatusCode::BAD_REQUEST, "bad_json", format!("malformed JSON: {e}")),
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "bad_json",
+                format!("malformed JSON: {e}"),
+            )
+        }
     };
     let answer = app.ask(&req.text, req.conversation.as_deref());
     Json(answer).into_response()
@@ -155,5 +179,7 @@ pub async fn serve(
     app: Arc<App>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(app)).with_graceful_shutdown(shutdown).await
+    axum::serve(listener, router(app))
+        .with_graceful_shutdown(shutdown)
+        .await
 }
