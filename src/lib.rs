@@ -4,3 +4,4 @@
 pub mod advisor;
 pub mod data;
 pub mod http;
+pub mod wecom;

@@ -510,7 +510,7 @@ impl Catalog {
                 p.push(problem("topics.toml", format!("topic[{id}]"), "missing"));
             }
         }
-        if !(self.billing.usd_cny > 0.0) {
+        if self.billing.usd_cny.is_nan() || self.billing.usd_cny <= 0.0 {
             p.push(problem("billing.toml", "usd_cny", "must be > 0"));
         }
     }

@@ -36,9 +36,9 @@ const PREFILL_TOKEN_BUDGET: f64 = 32768.0;
 /// LoRA rank on every linear layer. Recipes differ (LLaMA-Factory's default is 8, Qwen's
 /// published recipe 64); 24 is the single rank that fits both measured tables best.
 pub const LORA_RANK: f64 = 24.0;
-/// Bytes per trainable parameter with mixed-precision AdamW: FP32 master 4 + gradient 4
-/// + two moments 8 (adapters), or for full training 2 weight + 2 gradient + 12 optimizer
-/// (FP32 master and moments): DOMAIN.md §5, ZeRO paper §3.1.
+/// Bytes per trainable parameter with mixed-precision AdamW: FP32 master 4, gradient 4
+/// and two moments 8 (adapters), or for full training 2 weight, 2 gradient and 12
+/// optimizer (FP32 master and moments): DOMAIN.md §5, ZeRO paper §3.1.
 const ADAPTER_BYTES: f64 = 16.0;
 const FULL_WEIGHT_BYTES: f64 = 2.0;
 const FULL_GRAD_BYTES: f64 = 2.0;

@@ -100,6 +100,7 @@ pub const SLOTS: &[&str] = &[
     "optimizer.8bit",
     "optimizer.offload",
     "size",
+    "size.count",
     "concurrency",
     "context",
     "micro_batch",

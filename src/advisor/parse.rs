@@ -233,12 +233,15 @@ impl Parser {
             None => blanked,
         };
         if a.model.is_none() {
-            if let Some(f) = lex.find("size", &size_text) {
-                let b = if f.value >= 1e6 {
-                    f.value / 1e9
-                } else {
-                    f.value
-                };
+            // "70B" is in billions; "七百亿参数" counts parameters (a count under a million
+            // is read as billions: "70 参数的模型").
+            let billions = lex.find("size", &size_text);
+            let count = || {
+                lex.find("size.count", &size_text)
+                    .map(|f| if f.value >= 1e6 { super::lexicon::Found { value: f.value / 1e9, ..f } } else { f })
+            };
+            if let Some(f) = billions.or_else(count) {
+                let b = f.value;
                 let negative = matches!(f.before, Some('-' | '负'))
                     && size_text[..f.start]
                         .chars()

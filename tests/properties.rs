@@ -1,0 +1,73 @@
+//! Properties of the core: no input panics or runs away, memory grows with the
+//! workload, and a recommendation always meets the headroom rule for its own estimate.
+
+use gpu_advisor::advisor::recommend::{self, Limits, HEADROOM};
+use gpu_advisor::advisor::workload::{Asked, Precision, Task, Workload};
+use gpu_advisor::advisor::{estimate, Advisor, State};
+use gpu_advisor::data;
+use proptest::prelude::*;
+use std::sync::OnceLock;
+
+fn advisor() -> &'static Advisor {
+    static A: OnceLock<Advisor> = OnceLock::new();
+    A.get_or_init(data::embedded)
+}
+
+fn workload(size: f64, task: Task, context: u32, concurrency: u32) -> Workload {
+    let asked = Asked { size_b: Some(size), task: Some(task), context: Some(context), concurrency: Some(concurrency), ..Asked::default() };
+    Workload::resolve(&asked, &advisor().catalog).expect("a size resolves")
+}
+
+fn task() -> impl Strategy<Value = Task> {
+    prop_oneof![Just(Task::Inference), Just(Task::Lora), Just(Task::Qlora), Just(Task::Full)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn any_text_gets_an_answer(s in ".{0,300}") {
+        let (a, _) = advisor().answer(&s, &State::default());
+        prop_assert!(a.reply.chars().count() <= 4000);
+        prop_assert!(!a.reply.is_empty());
+    }
+
+    #[test]
+    fn questions_with_numbers_never_panic(n in 0u64..u64::MAX, unit in prop::sample::select(vec!["B", "k", "万", "亿", " tokens", "路并发", "张", "元"])) {
+        let q = format!("{n}{unit} 模型推理，预算 {n}，上下文 {n}k");
+        let (a, _) = advisor().answer(&q, &State::default());
+        prop_assert!(a.reply.chars().count() <= 4000);
+    }
+
+    #[test]
+    fn memory_grows_with_params(a in 0.5f64..500.0, b in 0.5f64..500.0, t in task()) {
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        let m = |s| estimate::bill(&workload(s, t, 2048, 1), if t == Task::Qlora { Precision::Int4 } else { Precision::Bf16 }).framework_total();
+        prop_assert!(m(lo) <= m(hi) + 1e-9, "{lo} -> {}, {hi} -> {}", m(lo), m(hi));
+    }
+
+    #[test]
+    fn memory_grows_with_context_and_concurrency(c1 in 256u32..65536, c2 in 256u32..65536, n1 in 1u32..64, n2 in 1u32..64) {
+        let m = |c, n| estimate::bill(&workload(14.0, Task::Inference, c, n), Precision::Bf16).framework_total();
+        prop_assert!(m(c1.min(c2), 1) <= m(c1.max(c2), 1) + 1e-9);
+        prop_assert!(m(4096, n1.min(n2)) <= m(4096, n1.max(n2)) + 1e-9);
+    }
+
+    #[test]
+    fn recommendations_meet_the_headroom(size in 0.5f64..800.0, t in task(), ctx in 512u32..32768, conc in 1u32..32) {
+        let w = workload(size, t, ctx, conc);
+        let plan = recommend::plan(&advisor().catalog, &w, &Limits::default());
+        if let Some(c) = plan.best {
+            prop_assert!(c.per_card_gb * HEADROOM <= c.card_memory_gb + 1e-9);
+            prop_assert!(c.per_card_gb + 1e-9 >= estimate::bill(&w, c.precision).per_card(c.cards));
+        }
+    }
+}
+
+#[test]
+fn one_megabyte_of_anything() {
+    for s in ["a".repeat(1 << 20), "显存".repeat(1 << 18), "\0".repeat(1 << 20), "🤔".repeat(1 << 18)] {
+        let (a, _) = advisor().answer(&s, &State::default());
+        assert!(a.reply.chars().count() <= 4000);
+    }
+}
