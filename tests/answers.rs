@@ -35,41 +35,107 @@ fn check(turns: &[&str], expect: &[(&str, Value)]) {
 #[test]
 fn recommend_follows_the_headroom_rule() {
     // Qwen-7B (first generation) BF16 ~20 GB: too much for 24 GB with 20 % headroom.
-    check(&["Qwen-7B 推理用什么卡"], &[("intent", "recommend".into()), ("recommendation.gpu", "v100s-32g".into())]);
+    check(
+        &["Qwen-7B 推理用什么卡"],
+        &[
+            ("intent", "recommend".into()),
+            ("recommendation.gpu", "v100s-32g".into()),
+        ],
+    );
     // 405B only fits one 8x H100 machine in FP8.
-    check(&["Llama-3.1-405B FP8 推理"], &[("recommendation.offer", "h100-x8".into()), ("recommendation.count", 1.into())]);
+    check(
+        &["Llama-3.1-405B FP8 推理"],
+        &[
+            ("recommendation.offer", "h100-x8".into()),
+            ("recommendation.count", 1.into()),
+        ],
+    );
     // Domestic hardware only when asked for, and then only it.
-    check(&["信创项目，微调 14B，用昇腾"], &[("recommendation.gpu", "ascend-910b".into()), ("constraints.domestic", true.into())]);
+    check(
+        &["信创项目，微调 14B，用昇腾"],
+        &[
+            ("recommendation.gpu", "ascend-910b".into()),
+            ("constraints.domestic", true.into()),
+        ],
+    );
 }
 
 #[test]
 fn feasibility_verdicts() {
-    check(&["3090 能跑 13B 吗"], &[("verdict.gpu", "rtx3090".into()), ("verdict.fits", false.into())]);
+    check(
+        &["3090 能跑 13B 吗"],
+        &[
+            ("verdict.gpu", "rtx3090".into()),
+            ("verdict.fits", false.into()),
+        ],
+    );
     check(&["3090 能跑 13B INT4 吗"], &[("verdict.fits", true.into())]);
-    check(&["四张 A100 40G 跑 70B FP16，并发 32 路，上下文 8k 够吗"], &[("verdict.count", 4.into()), ("verdict.fits", false.into())]);
+    check(
+        &["四张 A100 40G 跑 70B FP16，并发 32 路，上下文 8k 够吗"],
+        &[("verdict.count", 4.into()), ("verdict.fits", false.into())],
+    );
 }
 
 #[test]
 fn follow_ups_modify_the_previous_workload() {
-    check(&["3090 能跑 13B 吗", "INT4 呢"], &[("intent", "feasibility".into()), ("workload.precision", "int4".into()), ("verdict.fits", true.into())]);
-    check(&["LoRA 微调 Qwen-7B 用什么卡", "换成全参微调呢"], &[("workload.task", "full".into()), ("workload.model", "qwen-7b".into())]);
-    check(&["Qwen-14B 推理", "并发 30 呢"], &[("workload.concurrency", 30.into())]);
-    check(&["70B 推理", "预算只有 6000"], &[("constraints.budget_cny_month", 6000.0.into())]);
+    check(
+        &["3090 能跑 13B 吗", "INT4 呢"],
+        &[
+            ("intent", "feasibility".into()),
+            ("workload.precision", "int4".into()),
+            ("verdict.fits", true.into()),
+        ],
+    );
+    check(
+        &["LoRA 微调 Qwen-7B 用什么卡", "换成全参微调呢"],
+        &[
+            ("workload.task", "full".into()),
+            ("workload.model", "qwen-7b".into()),
+        ],
+    );
+    check(
+        &["Qwen-14B 推理", "并发 30 呢"],
+        &[("workload.concurrency", 30.into())],
+    );
+    check(
+        &["70B 推理", "预算只有 6000"],
+        &[("constraints.budget_cny_month", 6000.0.into())],
+    );
 }
 
 #[test]
 fn budget_and_price() {
-    check(&["预算三千五能干嘛"], &[("intent", "budget".into()), ("constraints.budget_cny_month", 3500.0.into()), ("recommendation.gpu", "a100-40g".into())]);
-    check(&["budget $500 a month"], &[("constraints.budget_cny_month", 3600.0.into())]);
+    check(
+        &["预算三千五能干嘛"],
+        &[
+            ("intent", "budget".into()),
+            ("constraints.budget_cny_month", 3500.0.into()),
+            ("recommendation.gpu", "a100-40g".into()),
+        ],
+    );
+    check(
+        &["budget $500 a month"],
+        &[("constraints.budget_cny_month", 3600.0.into())],
+    );
     let a = ask(&["两张 A100 40G 一年多少钱"]);
     assert_eq!(a["intent"], "price");
     let reply = a["reply"].as_str().expect("reply");
-    assert!(reply.contains("¥53,760") && reply.contains("¥67,200"), "{reply}");
+    assert!(
+        reply.contains("¥53,760") && reply.contains("¥67,200"),
+        "{reply}"
+    );
 }
 
 #[test]
 fn bad_input_gets_a_reply() {
-    for q in ["", "🤔", "\0\0\0", "-5B 模型", "99999999B 模型", "<script>alert(1)</script>"] {
+    for q in [
+        "",
+        "🤔",
+        "\0\0\0",
+        "-5B 模型",
+        "99999999B 模型",
+        "<script>alert(1)</script>",
+    ] {
         let a = ask(&[q]);
         assert!(a["recommendation"].is_null(), "{q:?}: {a}");
         assert!(!a["reply"].as_str().unwrap_or("").is_empty());
@@ -77,7 +143,9 @@ fn bad_input_gets_a_reply() {
     }
     let huge = "A100 ".repeat(250_000);
     let a = ask(&[&huge]);
-    assert!(a["reply"].as_str().is_some_and(|r| r.chars().count() <= 4000));
+    assert!(a["reply"]
+        .as_str()
+        .is_some_and(|r| r.chars().count() <= 4000));
 }
 
 const GOLDEN: &[(&str, &str)] = &[
@@ -87,7 +155,10 @@ const GOLDEN: &[(&str, &str)] = &[
     ("price-a100-2-year", "两张 A100 40G 一年多少钱"),
     ("compare-a100-h100", "A100 和 H100 怎么选"),
     ("faq-nvlink", "NVLink 是什么"),
-    ("en-feasibility", "Can an RTX 3090 fine-tune a 7B model with LoRA?"),
+    (
+        "en-feasibility",
+        "Can an RTX 3090 fine-tune a 7B model with LoRA?",
+    ),
     ("help", "/start"),
 ];
 
@@ -96,13 +167,19 @@ fn golden_replies() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     for (name, q) in GOLDEN {
-        let got = format!("{q}\n---\n{}\n", ask(&[q])["reply"].as_str().expect("reply"));
+        let got = format!(
+            "{q}\n---\n{}\n",
+            ask(&[q])["reply"].as_str().expect("reply")
+        );
         let path = dir.join(format!("{name}.md"));
         if update {
             std::fs::write(&path, &got).expect("write golden");
             continue;
         }
         let want = std::fs::read_to_string(&path).unwrap_or_default();
-        assert_eq!(got, want, "golden reply {name} changed; rerun with UPDATE_GOLDEN=1 if intended");
+        assert_eq!(
+            got, want,
+            "golden reply {name} changed; rerun with UPDATE_GOLDEN=1 if intended"
+        );
     }
 }

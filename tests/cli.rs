@@ -11,7 +11,10 @@ fn bin() -> Command {
 
 #[test]
 fn ask_json_is_one_line() {
-    let out = bin().args(["ask", "--json", "4090 能跑 70B 吗"]).output().expect("runs");
+    let out = bin()
+        .args(["ask", "--json", "4090 能跑 70B 吗"])
+        .output()
+        .expect("runs");
     assert!(out.status.success());
     let s = String::from_utf8(out.stdout).expect("utf-8");
     assert_eq!(s.trim_end().lines().count(), 1);
@@ -22,13 +25,26 @@ fn ask_json_is_one_line() {
 
 #[test]
 fn ask_jsonl_answers_every_line_including_empty_ones() {
-    let mut child = bin().args(["ask", "--jsonl"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("spawns");
+    let mut child = bin()
+        .args(["ask", "--jsonl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawns");
     let input = "3090 能跑 13B 吗\n\nINT4 呢\n\u{1F914}\n";
-    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write");
     let out = child.wait_with_output().expect("waits");
     assert!(out.status.success());
-    let lines: Vec<serde_json::Value> =
-        String::from_utf8(out.stdout).expect("utf-8").lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[1]["intent"], "help");
     // The empty line did not break the conversation: the follow-up still sees turn 1.
@@ -38,15 +54,31 @@ fn ask_jsonl_answers_every_line_including_empty_ones() {
 
 #[test]
 fn ask_prints_markdown() {
-    let out = bin().args(["ask", "微调 Qwen-14B 要什么卡?"]).output().expect("runs");
+    let out = bin()
+        .args(["ask", "微调 Qwen-14B 要什么卡?"])
+        .output()
+        .expect("runs");
     let s = String::from_utf8(out.stdout).expect("utf-8");
-    assert!(s.contains("Qwen-14B") && s.contains("LoRA") && s.contains("A100"), "{s}");
+    assert!(
+        s.contains("Qwen-14B") && s.contains("LoRA") && s.contains("A100"),
+        "{s}"
+    );
 }
 
 #[test]
 fn binary_input_does_not_crash() {
-    let mut child = bin().args(["ask", "--jsonl"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("spawns");
-    child.stdin.take().expect("stdin").write_all(&[0xff, 0xfe, 0x00, b'\n', 0x80, b'\n']).expect("write");
+    let mut child = bin()
+        .args(["ask", "--jsonl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&[0xff, 0xfe, 0x00, b'\n', 0x80, b'\n'])
+        .expect("write");
     let out = child.wait_with_output().expect("waits");
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);

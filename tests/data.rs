@@ -12,13 +12,39 @@ fn root() -> PathBuf {
 
 #[test]
 fn shipped_data_loads() {
-    let (advisor, origin) = data::load(&root().join("catalog"), &root().join("intents")).expect("valid data");
+    let (advisor, origin) =
+        data::load(&root().join("catalog"), &root().join("intents")).expect("valid data");
     assert!(matches!(origin, data::Origin::Dir(_)));
     let c = &advisor.catalog;
-    for id in ["t4", "v100s-32g", "rtx3090", "rtx4090", "a100-40g", "a100-80g", "h100-sxm", "h20", "h200", "l40s", "a16", "ascend-910b"] {
+    for id in [
+        "t4",
+        "v100s-32g",
+        "rtx3090",
+        "rtx4090",
+        "a100-40g",
+        "a100-80g",
+        "h100-sxm",
+        "h20",
+        "h200",
+        "l40s",
+        "a16",
+        "ascend-910b",
+    ] {
         assert!(c.gpu(id).is_some(), "gpu {id}");
     }
-    for id in ["t4", "v100s-32g", "rtx3090", "rtx4090", "a100-40g", "a100-80g-x8", "h100-x8", "h100-hourly", "a100-slice-1-20", "a16-slice-1-16", "ascend-910b"] {
+    for id in [
+        "t4",
+        "v100s-32g",
+        "rtx3090",
+        "rtx4090",
+        "a100-40g",
+        "a100-80g-x8",
+        "h100-x8",
+        "h100-hourly",
+        "a100-slice-1-20",
+        "a16-slice-1-16",
+        "ascend-910b",
+    ] {
         assert!(c.offer(id).is_some(), "offer {id}");
     }
     assert!(c.models.len() >= 40, "{} models", c.models.len());
@@ -49,11 +75,19 @@ fn check_reports_every_problem_with_file_and_key() {
     copy_dir(&root().join("intents"), &tmp.join("intents"));
     let offers = tmp.join("catalog/offers.toml");
     let text = std::fs::read_to_string(&offers).expect("offers");
-    let broken = text.replacen("gpu = \"t4\"", "gpu = \"t5\"", 1).replacen("counts = [1, 2, 4, 8]", "counts = [1, 3]", 1);
+    let broken = text.replacen("gpu = \"t4\"", "gpu = \"t5\"", 1).replacen(
+        "counts = [1, 2, 4, 8]",
+        "counts = [1, 3]",
+        1,
+    );
     std::fs::write(&offers, broken).expect("write");
     let topics = tmp.join("catalog/topics.toml");
     let text = std::fs::read_to_string(&topics).expect("topics");
-    std::fs::write(&topics, text.replacen("id = \"nvlink\"", "id = \"nvlink-x\"", 1)).expect("write");
+    std::fs::write(
+        &topics,
+        text.replacen("id = \"nvlink\"", "id = \"nvlink-x\"", 1),
+    )
+    .expect("write");
 
     let out = Command::new(env!("CARGO_BIN_EXE_gpu-advisor"))
         .args(["check", "--catalog"])
@@ -64,7 +98,10 @@ fn check_reports_every_problem_with_file_and_key() {
         .expect("runs");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(err.contains("offers.toml: offer[t4].gpu: unknown gpu id \"t5\""), "{err}");
+    assert!(
+        err.contains("offers.toml: offer[t4].gpu: unknown gpu id \"t5\""),
+        "{err}"
+    );
     assert!(err.contains("offers.toml: offer[t4].counts"), "{err}");
     assert!(err.contains("topics.toml: topic[nvlink-x].id"), "{err}");
     assert!(err.contains("topics.toml: topic[nvlink]: missing"), "{err}");
@@ -72,7 +109,12 @@ fn check_reports_every_problem_with_file_and_key() {
     // A pattern that breaks its own example is caught the same way.
     let cues = tmp.join("intents/cues.toml");
     let text = std::fs::read_to_string(&cues).expect("cues");
-    std::fs::write(&cues, text.replacen("'多少钱', ", "", 1).replacen("'价格', ", "", 1)).expect("write");
+    std::fs::write(
+        &cues,
+        text.replacen("'多少钱', ", "", 1)
+            .replacen("'价格', ", "", 1),
+    )
+    .expect("write");
     let out = Command::new(env!("CARGO_BIN_EXE_gpu-advisor"))
         .args(["check", "--intents"])
         .arg(tmp.join("intents"))
@@ -80,13 +122,24 @@ fn check_reports_every_problem_with_file_and_key() {
         .expect("runs");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(err.contains("cues.toml: cue[price]: must match \"H100 8卡整机多少钱\""), "{err}");
+    assert!(
+        err.contains("cues.toml: cue[price]: must match \"H100 8卡整机多少钱\""),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
 #[test]
 fn check_passes_on_shipped_data() {
-    let out = Command::new(env!("CARGO_BIN_EXE_gpu-advisor")).arg("check").current_dir(root()).output().expect("runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_gpu-advisor"))
+        .arg("check")
+        .current_dir(root())
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("ok: 12 GPUs, 11 offers"));
 }

@@ -14,12 +14,23 @@ fn advisor() -> &'static Advisor {
 }
 
 fn workload(size: f64, task: Task, context: u32, concurrency: u32) -> Workload {
-    let asked = Asked { size_b: Some(size), task: Some(task), context: Some(context), concurrency: Some(concurrency), ..Asked::default() };
+    let asked = Asked {
+        size_b: Some(size),
+        task: Some(task),
+        context: Some(context),
+        concurrency: Some(concurrency),
+        ..Asked::default()
+    };
     Workload::resolve(&asked, &advisor().catalog).expect("a size resolves")
 }
 
 fn task() -> impl Strategy<Value = Task> {
-    prop_oneof![Just(Task::Inference), Just(Task::Lora), Just(Task::Qlora), Just(Task::Full)]
+    prop_oneof![
+        Just(Task::Inference),
+        Just(Task::Lora),
+        Just(Task::Qlora),
+        Just(Task::Full)
+    ]
 }
 
 proptest! {
@@ -66,7 +77,12 @@ proptest! {
 
 #[test]
 fn one_megabyte_of_anything() {
-    for s in ["a".repeat(1 << 20), "显存".repeat(1 << 18), "\0".repeat(1 << 20), "🤔".repeat(1 << 18)] {
+    for s in [
+        "a".repeat(1 << 20),
+        "显存".repeat(1 << 18),
+        "\0".repeat(1 << 20),
+        "🤔".repeat(1 << 18),
+    ] {
         let (a, _) = advisor().answer(&s, &State::default());
         assert!(a.reply.chars().count() <= 4000);
     }

@@ -3,7 +3,19 @@
 
 use std::path::Path;
 
-const FORBIDDEN: &[&str] = &["tokio", "reqwest", "axum", "teloxide", "serenity", "redis", "std::fs", "std::env", "std::net", "SystemTime", "Instant::now"];
+const FORBIDDEN: &[&str] = &[
+    "tokio",
+    "reqwest",
+    "axum",
+    "teloxide",
+    "serenity",
+    "redis",
+    "std::fs",
+    "std::env",
+    "std::net",
+    "SystemTime",
+    "Instant::now",
+];
 
 #[test]
 fn core_names_no_io() {

@@ -233,19 +233,27 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     }
     let has_workload = a.has_workload();
     let compare = a.gpus.len() >= 2 && p.cue("compare") && !has_workload;
-    // A follow-up: no workload of its own, something that modifies the last one.
-    if let Some(prev) = prev.filter(|t| t.asked.has_workload()) {
+    // A follow-up: something that modifies the last turn, without a workload of its own
+    // or introduced as one ("那 7B 呢"). Topic-only questions and comparisons stand alone.
+    if let Some(prev) = prev {
         let faq_only = !p.topics.is_empty() && !p.modifiers;
-        if !has_workload && p.modifiers && !compare && !faq_only {
+        // "H100 多少钱" after a workload is a new price question, not "that workload on H100".
+        let standalone =
+            !p.cue("followup") && p.cue("price") && !a.gpus.is_empty() && !has_workload;
+        let modifies =
+            p.modifiers && !has_workload || p.cue("followup") && (has_workload || p.modifiers);
+        if modifies && !compare && !faq_only && !standalone {
             let merged = a.over(&prev.asked);
-            let intent = if a.gpus.len() == 1 && !p.cue("recommend") {
-                Intent::Feasibility
-            } else if a.budget_cny.is_some() || matches!(prev.intent, Intent::Budget) {
-                Intent::Recommend
-            } else if matches!(prev.intent, Intent::Feasibility | Intent::Recommend) {
-                prev.intent
-            } else {
-                Intent::Recommend
+            let intent = match prev.intent {
+                Intent::Price | Intent::Compare if !has_workload && !merged.has_workload() => {
+                    Intent::Price
+                }
+                _ if !merged.has_workload() && merged.budget_cny.is_some() => Intent::Budget,
+                _ if !merged.has_workload() => prev.intent,
+                _ if a.gpus.len() == 1 && !p.cue("recommend") => Intent::Feasibility,
+                _ if a.budget_cny.is_some() => Intent::Recommend,
+                Intent::Feasibility | Intent::Recommend => prev.intent,
+                _ => Intent::Recommend,
             };
             return (intent, merged, true);
         }
@@ -254,7 +262,10 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         return (Intent::Compare, a.clone(), false);
     }
     if has_workload {
-        let intent = if !a.gpus.is_empty() && p.cue("feasibility") {
+        // A named card with a can-it cue, or asked as a question without a what-to-rent
+        // cue ("4090 跑 70B？"), is a feasibility question.
+        let question = p.cue("feasibility") || p.question && !p.cue("recommend");
+        let intent = if !a.gpus.is_empty() && question {
             Intent::Feasibility
         } else {
             Intent::Recommend
@@ -279,9 +290,6 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     }
     if p.cue("price") || a.gpus.len() == 1 {
         return (Intent::Price, a.clone(), false);
-    }
-    if p.cue("budget") {
-        return (Intent::Budget, a.clone(), false);
     }
     (Intent::Unknown, a.clone(), false)
 }

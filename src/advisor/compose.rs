@@ -100,15 +100,24 @@ fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Opt
         let count = a.gpu_count.unwrap_or(1).clamp(1, 64);
         let bill = super::estimate::bill(w, w.precision);
         let need = bill.per_card(count);
-        let fits = need <= TIGHT * gpu.memory_gb;
+        // "A16 切片能跑…": the slice's memory, not the board's.
+        let memory = cat
+            .offers
+            .iter()
+            .find(|o| o.gpu == gpu.id && ctx.parsed.cue("slice") && o.slice_memory_gb.is_some())
+            .and_then(|o| o.slice_memory_gb)
+            .unwrap_or(gpu.memory_gb);
+        let fits = need <= TIGHT * memory;
         ans.verdict = Some(VerdictJson {
             gpu: gpu.id.clone(),
             count,
             fits,
             needed_gb: round1(need * count as f64),
-            available_gb: round1(gpu.memory_gb * count as f64),
+            available_gb: round1(memory * count as f64),
         });
-        r.text(describe::verdict_line(w, gpu, count, need, fits, lang));
+        r.text(describe::verdict_line(
+            w, gpu, memory, count, need, fits, lang,
+        ));
         let own = Limits {
             gpu: Some(gpu.id.clone()),
             ..limits.clone()

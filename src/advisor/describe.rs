@@ -324,19 +324,20 @@ pub fn why_tight(c: &Candidate<'_>, w: &Workload, lang: Lang) -> String {
 pub fn verdict_line(
     w: &Workload,
     gpu: &Gpu,
+    memory: f64,
     count: u32,
     need: f64,
     fits: bool,
     lang: Lang,
 ) -> String {
-    let avail = gpu.memory_gb * TIGHT;
+    let avail = memory * TIGHT;
     let who = if count > 1 {
         format!("{count} × {}", gpu.name)
     } else {
         gpu.name.clone()
     };
     let margin = avail - need;
-    let tight = fits && need * HEADROOM > gpu.memory_gb;
+    let tight = fits && need * HEADROOM > memory;
     let verdict = match (fits, tight, lang) {
         (true, false, Lang::Zh) => "**可以**",
         (true, true, Lang::Zh) => "**勉强可以（偏紧）**",

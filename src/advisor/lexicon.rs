@@ -6,10 +6,8 @@
 //! must not match. `Lexicon::build` compiles everything and runs those examples, so a bad
 //! edit is caught by `gpu-advisor check` and at start-up, with file and key.
 //!
-//! Matching applies one token rule for every pattern: a match that starts (ends) with an
-//! ASCII letter or digit must not be glued to another one before (after) it, so `lora`
-//! does not fire inside `qlora` and `b` in `70b` does not swallow `70bit`. A `\b` in a
-//! pattern is read as that rule (Unicode `\b` sees no boundary between `int8` and `推理`).
+//! A `\b` in a pattern is an ASCII word boundary (`(?-u:\b)`): Unicode's `\b` sees no
+//! boundary between `int8` and `推理`, since CJK characters are word characters.
 
 use super::catalog::Problem;
 use super::numerals::{parse_number, NUM_PATTERN};
@@ -113,41 +111,29 @@ pub const SLOTS: &[&str] = &[
     "card_count",
 ];
 
-fn glued(a: Option<char>, b: Option<char>) -> bool {
-    matches!((a, b), (Some(x), Some(y)) if x.is_ascii_alphanumeric() && y.is_ascii_alphanumeric())
-}
-
 impl Entry {
-    /// The first bounded match of any pattern: its value and span.
+    /// The first match of any pattern that yields a value: its value and span.
     fn find(&self, text: &str, k_binary: bool) -> Option<Found> {
         for re in &self.patterns {
-            let mut at = 0;
-            while at <= text.len() {
-                let Some(c) = re.captures_at(text, at) else {
-                    break;
-                };
+            for c in re.captures_iter(text) {
                 let m = c.get(0).expect("group 0");
-                let before = text[..m.start()].chars().next_back();
-                let after = text[m.end()..].chars().next();
-                let first = m.as_str().chars().next();
-                let last = m.as_str().chars().next_back();
-                if !m.as_str().is_empty() && !glued(before, first) && !glued(last, after) {
-                    let value = match (c.name("n"), self.value) {
-                        (Some(n), _) => parse_number(n.as_str(), k_binary),
-                        (None, Some(v)) => Some(v),
-                        (None, None) => Some(1.0),
-                    };
-                    if let Some(value) = value {
-                        return Some(Found {
-                            value,
-                            start: m.start(),
-                            end: m.end(),
-                            before,
-                        });
-                    }
+                if m.as_str().is_empty() {
+                    continue;
                 }
-                // Retry one character further on.
-                at = m.start() + text[m.start()..].chars().next().map_or(1, char::len_utf8);
+                let value = match (c.name("n"), self.value) {
+                    (Some(n), _) => parse_number(n.as_str(), k_binary),
+                    (None, Some(v)) => Some(v),
+                    (None, None) => Some(1.0),
+                };
+                if let Some(value) = value {
+                    let before = text[..m.start()].chars().next_back();
+                    return Some(Found {
+                        value,
+                        start: m.start(),
+                        end: m.end(),
+                        before,
+                    });
+                }
             }
         }
         None
@@ -177,9 +163,7 @@ impl Lexicon {
                     let key = format!("{kind}[{}]", e.name);
                     let mut patterns = Vec::new();
                     for (i, p) in e.patterns.iter().enumerate() {
-                        // `\b` is Unicode-aware and sees no boundary between "int8" and
-                        // "推理"; the ASCII token rule in `Entry::find` replaces it.
-                        let src = p.replace("\\b", "").replace("{NUM}", NUM_PATTERN);
+                        let src = p.replace("\\b", "(?-u:\\b)").replace("{NUM}", NUM_PATTERN);
                         match RegexBuilder::new(&src).size_limit(1 << 22).build() {
                             Ok(re) => patterns.push(re),
                             Err(err) => problems.push(Problem {

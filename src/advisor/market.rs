@@ -74,7 +74,12 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
         price_table(ctx, ans);
         return;
     }
-    let months = a.months.or(if a.annual { Some(12.0) } else { None });
+    // "年付多少" asks for the yearly price: at least twelve months.
+    let months = if a.annual {
+        Some(a.months.unwrap_or(12.0).max(12.0))
+    } else {
+        a.months
+    };
     for o in offers.iter().take(3) {
         let units = a
             .gpu_count
@@ -139,7 +144,11 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
                     "{units} {unit} × {m:.0} 个月：{}{}",
                     money_range(total),
                     if disc > 0.0 {
-                        format!("（年付价；原价 {}）", money_range(monthly.scale(m)))
+                        format!(
+                            "（年付价，合 {}/月；原价 {}）",
+                            money_range(monthly.scale(1.0 - disc)),
+                            money_range(monthly.scale(m))
+                        )
                     } else {
                         String::new()
                     }
@@ -148,7 +157,11 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
                     "{units} {unit}(s) × {m:.0} months: {}{}",
                     money_range(total),
                     if disc > 0.0 {
-                        format!(" (annual price; list {})", money_range(monthly.scale(m)))
+                        format!(
+                            " (annual price, {}/month; list {})",
+                            money_range(monthly.scale(1.0 - disc)),
+                            money_range(monthly.scale(m))
+                        )
                     } else {
                         String::new()
                     }

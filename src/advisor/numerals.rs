@@ -5,7 +5,24 @@
 /// The regular-expression fragment that the slot patterns in `intents/` call `{NUM}`:
 /// an Arabic number (optionally with thousands separators, a decimal part and a unit
 /// suffix) or a run of Chinese numeral characters.
-pub const NUM_PATTERN: &str = r"(?:[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[kKwWmMtT]|\s*(?:万|千|百|亿))?|[零〇一二两三四五六七八九十百千万亿]+)";
+pub const NUM_PATTERN: &str = r"(?:[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[kKwWmMtT]|\s*(?:万|千|百|亿))?|[零〇一二两三四五六七八九十百千万亿]+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
+
+/// English number words people use for counts ("two 3090s", "eight cards").
+const WORDS: &[(&str, f64)] = &[
+    ("one", 1.0),
+    ("two", 2.0),
+    ("three", 3.0),
+    ("four", 4.0),
+    ("five", 5.0),
+    ("six", 6.0),
+    ("seven", 7.0),
+    ("eight", 8.0),
+    ("nine", 9.0),
+    ("ten", 10.0),
+    ("twelve", 12.0),
+    ("sixteen", 16.0),
+    ("thirty-two", 32.0),
+];
 
 fn cn_digit(c: char) -> Option<u32> {
     Some(match c {
@@ -90,6 +107,9 @@ pub fn parse_number(s: &str, k_binary: bool) -> Option<f64> {
     let s = s.trim();
     if s.is_empty() {
         return None;
+    }
+    if let Some((_, v)) = WORDS.iter().find(|(w, _)| s.eq_ignore_ascii_case(w)) {
+        return Some(*v);
     }
     let first = s.chars().next()?;
     if !first.is_ascii_digit() {

@@ -50,6 +50,8 @@ pub struct Parsed {
     pub invalid: Option<Invalid>,
     /// Slots that modify a workload were stated (for follow-ups).
     pub modifiers: bool,
+    /// Written as a question (ends with ? / 吗 / 呢).
+    pub question: bool,
 }
 
 impl Parsed {
@@ -158,6 +160,9 @@ impl Parser {
             return p;
         }
         let lex = &self.lex;
+        p.question = text
+            .trim_end_matches(['.', '。', '!', '！', ' '])
+            .ends_with(['?', '？', '吗', '呢', '么']);
         for cue in super::lexicon::CUES {
             if lex.has(cue, &text) {
                 p.cues.push(cue);
@@ -179,7 +184,13 @@ impl Parser {
                     .trim_end()
                     .ends_with(|c: char| c.is_ascii_digit());
             let glued_before = before.is_some_and(|c| c.is_ascii_alphanumeric()) && !times;
-            let glued_after = after.is_some_and(|c| c.is_ascii_alphanumeric());
+            // A plural ("two 3090s", "A100s") is still the card.
+            let plural = after == Some('s')
+                && text[m.end() + 1..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !c.is_ascii_alphanumeric());
+            let glued_after = after.is_some_and(|c| c.is_ascii_alphanumeric()) && !plural;
             if glued_before || glued_after {
                 continue;
             }
@@ -237,8 +248,16 @@ impl Parser {
             // is read as billions: "70 参数的模型").
             let billions = lex.find("size", &size_text);
             let count = || {
-                lex.find("size.count", &size_text)
-                    .map(|f| if f.value >= 1e6 { super::lexicon::Found { value: f.value / 1e9, ..f } } else { f })
+                lex.find("size.count", &size_text).map(|f| {
+                    if f.value >= 1e6 {
+                        super::lexicon::Found {
+                            value: f.value / 1e9,
+                            ..f
+                        }
+                    } else {
+                        f
+                    }
+                })
             };
             if let Some(f) = billions.or_else(count) {
                 let b = f.value;
@@ -271,12 +290,17 @@ impl Parser {
         .map(|(_, t)| *t)
         .or_else(|| lex.has("task.inference", &text).then_some(Task::Inference));
         a.image = lex.has("task.image", &text);
+        // "fp8 kv cache" and "不量化" are not weight formats: blank them out first.
+        let mut prec_text = text.clone();
         let kv = lex.find("kv.8bit", &text);
         a.kv_8bit = kv.is_some();
-        let prec_text = match kv {
-            Some(f) => format!("{} {}", &text[..f.start], &text[f.end..]),
-            None => text.clone(),
-        };
+        for f in [kv, lex.find("precision.native", &text)]
+            .into_iter()
+            .flatten()
+        {
+            prec_text.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
+        }
+        let native = lex.has("precision.native", &text);
         a.precision = [
             ("precision.fp32", Precision::Fp32),
             ("precision.fp8", Precision::Fp8),
@@ -288,7 +312,7 @@ impl Parser {
         .iter()
         .find(|(s, _)| lex.has(s, &prec_text))
         .map(|(_, p)| *p);
-        let native = a.precision.is_none() && lex.has("precision.native", &prec_text);
+
         a.awq = lex.has("format.awq", &text);
         a.optimizer_8bit = lex.has("optimizer.8bit", &text);
         a.offload = lex.has("optimizer.offload", &text);
@@ -329,7 +353,7 @@ impl Parser {
         p.invalid = invalid;
         a.annual = p.cues.contains(&"annual");
         a.domestic = p.cues.contains(&"domestic");
-        if native {
+        if native && a.precision.is_some_and(|p| p.is_quantized()) {
             a.precision = None; // the model's native precision: the default
         }
         if a.task == Some(Task::Inference) && a.concurrency.is_none() {

@@ -317,11 +317,7 @@ pub fn plan<'c>(cat: &'c Catalog, w: &Workload, limits: &Limits) -> Plan<'c> {
 
 /// The configuration a budget alone buys (DOMAIN.md §6): within budget, the largest
 /// per-card memory, then the most such cards (up to 8).
-pub fn budget_pick(
-    cat: &Catalog,
-    budget: f64,
-    domestic: bool,
-) -> Option<(&Offer, &Gpu, u32)> {
+pub fn budget_pick(cat: &Catalog, budget: f64, domestic: bool) -> Option<(&Offer, &Gpu, u32)> {
     let mut best: Option<(&Offer, &Gpu, u32, f64, u32)> = None;
     for o in cat.offers.iter().filter(|o| o.domestic == domestic) {
         let Some(g) = cat.gpu(&o.gpu) else { continue };
