@@ -240,8 +240,7 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         // "H100 多少钱" after a workload is a new price question, not "that workload on H100".
         let standalone =
             !p.cue("followup") && p.cue("price") && !a.gpus.is_empty() && !has_workload;
-        let modifies =
-            p.modifiers && !has_workload || p.cue("followup") && (has_workload || p.modifiers);
+        let modifies = (p.modifiers && !has_workload) || (has_workload && p.cue("followup"));
         if modifies && !compare && !faq_only && !standalone {
             let merged = a.over(&prev.asked);
             let intent = match prev.intent {
