@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use gpu_advisor::advisor::{Advisor, State};
+use gpu_advisor::config::{LogFormat, Settings};
 use gpu_advisor::{data, http};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -48,6 +49,13 @@ enum Command {
     Check,
     /// Scores an evaluation corpus (JSONL).
     Eval { file: PathBuf },
+    /// Summarises the most frequent unanswered questions of an unanswered log or JSON server log.
+    Report {
+        file: PathBuf,
+        /// How many to show.
+        #[arg(long, default_value_t = 20)]
+        top: usize,
+    },
 }
 
 fn load(cli: &Cli) -> Result<Advisor, ExitCode> {
@@ -77,7 +85,8 @@ fn main() -> ExitCode {
         } => ask(&advisor, *json, *jsonl, &question.join(" ")),
         Command::Check => check(&cli, &advisor),
         Command::Eval { file } => eval::run(&advisor, file),
-        Command::Serve => serve(advisor),
+        Command::Serve => serve(advisor, cli.config.as_deref()),
+        Command::Report { file, top } => report(file, *top),
     }
 }
 
@@ -145,9 +154,42 @@ fn check(cli: &Cli, advisor: &Advisor) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn serve(advisor: Advisor) -> ExitCode {
-    tracing_subscriber::fmt().with_target(false).init();
-    let listen = std::env::var("GPU_ADVISOR_LISTEN").unwrap_or_else(|_| "127.0.0.1:8080".into());
+fn report(file: &std::path::Path, top: usize) -> ExitCode {
+    match std::fs::read_to_string(file) {
+        Ok(text) => {
+            let list = gpu_advisor::report::summarise(&text);
+            println!("{} distinct unanswered questions", list.len());
+            for (q, n) in list.into_iter().take(top) {
+                println!("{n:6}  {q}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {}: {e}", file.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve(advisor: Advisor, config: Option<&std::path::Path>) -> ExitCode {
+    let file = match config.map(std::fs::read_to_string).transpose() {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: --config: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let settings = match Settings::load(file.as_deref(), &|k| std::env::var(k).ok()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match settings.log_format {
+        LogFormat::Json => tracing_subscriber::fmt().json().with_target(false).init(),
+        LogFormat::Text => tracing_subscriber::fmt().with_target(false).init(),
+    }
     let rt = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
@@ -156,13 +198,21 @@ fn serve(advisor: Advisor) -> ExitCode {
         }
     };
     let result = rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(&listen).await?;
-        tracing::info!(addr = %listener.local_addr()?, "HTTP server listening");
-        let app = http::App::new(advisor);
-        http::serve(listener, app, async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
+        let listener = tokio::net::TcpListener::bind(&settings.listen).await?;
+        let addr = listener.local_addr()?;
+        tracing::info!(%addr, "HTTP server and console listening");
+        if settings.ask_is_open() {
+            tracing::warn!(
+                "/v1/ask has no credentials configured: it answers callers on 127.0.0.1 only"
+            );
+        }
+        tracing::info!(
+            wecom = settings.wecom.is_some(),
+            robot = settings.wecom_robot_webhook_url.is_some(),
+            "adapters"
+        );
+        let app = http::App::new(advisor, settings).map_err(std::io::Error::other)?;
+        http::serve(listener, app, shutdown_signal()).await
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -171,4 +221,27 @@ fn serve(advisor: Advisor) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Resolves on ctrl-c or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
 }

@@ -217,10 +217,10 @@ fn training_bill(w: &Workload) -> Bill {
     match w.task {
         Task::Lora | Task::Qlora => {
             let adapters = lora_params(w);
-            let base = if w.task == Task::Qlora {
-                weight_bytes(w, Precision::Int4, Some(NF4_BITS))
-            } else {
-                weight_bytes(w, Precision::Bf16, None)
+            let base = match (w.task, w.precision) {
+                (Task::Qlora, _) => weight_bytes(w, Precision::Int4, Some(NF4_BITS)),
+                (_, Precision::Int8) => weight_bytes(w, Precision::Int8, None),
+                _ => weight_bytes(w, Precision::Bf16, None),
             };
             // Adapters: FP32 weight 4 + gradient 4 + AdamW moments 8 = 16 bytes each.
             let adapter_opt = if w.offload { 0.0 } else { ADAPTER_BYTES - 8.0 };

@@ -37,9 +37,10 @@ impl Candidate<'_> {
     pub fn vram_gb(&self) -> f64 {
         self.card_memory_gb * self.cards as f64
     }
-    /// Memory the configuration needs over all its cards.
+    /// Memory the job needs on this configuration, before headroom: the estimate at this
+    /// configuration's precision with a CUDA context per card.
     pub fn needed_gb(&self) -> f64 {
-        self.per_card_gb * self.cards as f64
+        self.bill.framework_total() + estimate::CUDA_CONTEXT_GB * self.cards as f64
     }
     pub fn fits_headroom(&self) -> bool {
         self.per_card_gb * HEADROOM <= self.card_memory_gb

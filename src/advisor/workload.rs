@@ -316,7 +316,11 @@ impl Workload {
             (None, Some(s)) => Arch::generic(s),
             (None, None) => return None,
         };
-        let task = a.task.unwrap_or(Task::Inference);
+        let task = match (a.task, a.precision) {
+            // LoRA on a 4-bit base is QLoRA.
+            (Some(Task::Lora), Some(Precision::Int4)) => Task::Qlora,
+            (t, _) => t.unwrap_or(Task::Inference),
+        };
         let task = if arch.diffusion && task.is_training() && a.task.is_none() {
             Task::Inference
         } else {
@@ -329,6 +333,8 @@ impl Workload {
             Task::Qlora => Precision::Int4,
             Task::Inference => a.precision.unwrap_or(native),
             // Training computes in 16-bit; an FP8 checkpoint is trained from BF16.
+            // LoRA may keep its frozen base in INT8 (bitsandbytes 8-bit).
+            Task::Lora if a.precision == Some(Precision::Int8) => Precision::Int8,
             _ => match a.precision {
                 Some(p @ (Precision::Fp32 | Precision::Fp16)) => p,
                 _ => Precision::Bf16,

@@ -1,106 +1,248 @@
-//! The HTTP server `serve` starts: health, metrics, the ticket webhook `/v1/ask`, the
-//! catalog for the console, and the console page itself. Thin: requests become calls
-//! of the core through `App`.
+//! The HTTP server `serve` starts (CONTRACT.md §4): health, metrics, the support-ticket
+//! webhook `/v1/ask`, WeCom's callback, the console and its catalog, the OpenAPI
+//! document. Thin: requests become calls of the core through `App`.
 
-use crate::advisor::{Advisor, State};
-use axum::extract::{DefaultBodyLimit, State as AxState};
-use axum::http::{header, StatusCode};
+pub mod auth;
+pub mod metrics;
+pub mod wecom;
+
+use crate::advisor::{Advisor, Answer, Intent, State};
+use crate::config::Settings;
+use crate::ratelimit::Buckets;
+use crate::store::TtlMap;
+use axum::extract::{ConnectInfo, MatchedPath, Request, State as AxState};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
-use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tracing::Instrument;
 
 /// Request bodies over this size get 413.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// Conversations idle longer than this are forgotten.
 pub const CONVERSATION_TTL: Duration = Duration::from_secs(30 * 60);
-/// At most this many conversations are kept in memory; the oldest go first.
+/// At most this many conversations are kept in memory; the idlest go first.
 pub const MAX_CONVERSATIONS: usize = 100_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    Http,
+    Wecom,
+}
+
+impl Channel {
+    fn id(self) -> &'static str {
+        match self {
+            Channel::Http => "http",
+            Channel::Wecom => "wecom",
+        }
+    }
+}
 
 /// Shared state of the server.
 pub struct App {
     pub advisor: Advisor,
-    conversations: Mutex<HashMap<String, (State, Instant)>>,
-    questions: AtomicU64,
-    unanswered: AtomicU64,
+    pub settings: Settings,
+    pub metrics: metrics::Metrics,
+    pub wecom: Option<crate::wecom::WecomCrypto>,
+    conversations: TtlMap<State>,
+    pub dedupe: TtlMap<String>,
+    ask_limits: Option<Mutex<Buckets>>,
+    robot_limit: Arc<tokio::sync::Mutex<Buckets>>,
+    client: reqwest::Client,
+    started: Instant,
+    request_ids: AtomicU64,
 }
 
 impl App {
-    pub fn new(advisor: Advisor) -> Arc<App> {
-        Arc::new(App {
+    pub fn new(advisor: Advisor, settings: Settings) -> Result<Arc<App>, String> {
+        let wecom = match &settings.wecom {
+            Some(w) => Some(
+                crate::wecom::WecomCrypto::new(
+                    w.token.expose(),
+                    w.encoding_aes_key.expose(),
+                    &w.corp_id,
+                )
+                .map_err(|e| format!("WECOM_ENCODING_AES_KEY: {e}"))?,
+            ),
+            None => None,
+        };
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| format!("HTTP client: {e}"))?;
+        Ok(Arc::new(App {
             advisor,
-            conversations: Mutex::new(HashMap::new()),
-            questions: AtomicU64::new(0),
-            unanswered: AtomicU64::new(0),
-        })
+            metrics: metrics::Metrics::new(),
+            wecom,
+            conversations: TtlMap::new(MAX_CONVERSATIONS),
+            dedupe: TtlMap::new(MAX_CONVERSATIONS),
+            ask_limits: settings
+                .ask_rate_per_min
+                .map(|n| Mutex::new(Buckets::new(n as f64, n as f64, 100_000))),
+            robot_limit: Arc::new(tokio::sync::Mutex::new(Buckets::new(
+                wecom::ROBOT_PER_MIN,
+                wecom::ROBOT_PER_MIN,
+                1_000,
+            ))),
+            client,
+            started: Instant::now(),
+            request_ids: AtomicU64::new(0),
+            settings,
+        }))
     }
 
     /// Answers `text` in conversation `id` (a fresh one when None).
-    pub fn ask(&self, text: &str, id: Option<&str>) -> crate::advisor::Answer {
-        let now = Instant::now();
-        let state = id
-            .and_then(|id| {
-                let map = self.conversations.lock().unwrap_or_else(|e| e.into_inner());
-                map.get(id)
-                    .filter(|(_, t)| now.duration_since(*t) < CONVERSATION_TTL)
-                    .map(|(s, _)| s.clone())
-            })
+    pub fn ask(&self, channel: Channel, text: &str, id: Option<&str>) -> Answer {
+        let t0 = Instant::now();
+        let key = id.map(|id| {
+            format!(
+                "{}:{}",
+                channel.id(),
+                id.chars().take(128).collect::<String>()
+            )
+        });
+        let state = key
+            .as_deref()
+            .and_then(|k| self.conversations.get(k))
             .unwrap_or_default();
         let (answer, next) = self.advisor.answer(text, &state);
-        self.questions.fetch_add(1, Ordering::Relaxed);
-        if matches!(answer.intent, crate::advisor::Intent::Unknown) {
-            self.unanswered.fetch_add(1, Ordering::Relaxed);
-            tracing::info!(question = %text.chars().take(200).collect::<String>(), "unanswered question");
+        if let Some(k) = key {
+            self.conversations.put(k, next, CONVERSATION_TTL);
         }
-        if let Some(id) = id {
-            let mut map = self.conversations.lock().unwrap_or_else(|e| e.into_inner());
-            if map.len() >= MAX_CONVERSATIONS && !map.contains_key(id) {
-                map.retain(|_, (_, t)| now.duration_since(*t) < CONVERSATION_TTL);
-                if map.len() >= MAX_CONVERSATIONS {
-                    if let Some(oldest) = map
-                        .iter()
-                        .min_by_key(|(_, (_, t))| *t)
-                        .map(|(k, _)| k.clone())
-                    {
-                        map.remove(&oldest);
-                    }
-                }
+        self.metrics
+            .question(channel.id(), answer.intent.id(), t0.elapsed().as_secs_f64());
+        if answer.intent == Intent::Unknown {
+            let q: String = text.chars().take(300).collect();
+            tracing::info!(channel = channel.id(), question = %q, "unanswered question");
+            if let Some(path) = &self.settings.unanswered_log {
+                let line = serde_json::json!({"channel": channel.id(), "question": q}).to_string();
+                append_line(path, &line);
             }
-            map.insert(id.chars().take(128).collect(), (next, now));
         }
         answer
+    }
+
+    /// Sends `parts` through the WeCom group robot in the background, within its rate.
+    pub fn push_robot(self: &Arc<Self>, url: String, parts: Vec<String>) {
+        let app = Arc::clone(self);
+        tokio::spawn(async move {
+            for part in parts {
+                loop {
+                    let wait = app
+                        .robot_limit
+                        .lock()
+                        .await
+                        .take(&url, app.started.elapsed().as_secs_f64());
+                    match wait {
+                        Ok(()) => break,
+                        Err(secs) => {
+                            tokio::time::sleep(Duration::from_secs_f64(secs.min(60.0))).await
+                        }
+                    }
+                }
+                let body =
+                    serde_json::json!({"msgtype": "markdown", "markdown": {"content": part}});
+                match app.client.post(&url).json(&body).send().await {
+                    Ok(r) if r.status().is_success() => {}
+                    Ok(r) => tracing::warn!(status = %r.status(), "wecom robot push refused"),
+                    Err(e) => tracing::warn!(error = %e, "wecom robot push failed"),
+                }
+            }
+        });
+    }
+}
+
+fn append_line(path: &str, line: &str) {
+    use std::io::Write;
+    let res = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| writeln!(f, "{line}"));
+    if let Err(e) = res {
+        tracing::warn!(error = %e, path, "cannot append to the unanswered log");
     }
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct AskBody {
     text: String,
     #[serde(default)]
     conversation: Option<String>,
 }
 
-fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+pub fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
     let body = serde_json::json!({"error": {"code": code, "message": message.into()}});
     (status, Json(body)).into_response()
 }
 
+fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Who may call `/v1/ask`: any configured credential, or with none configured only
+/// callers on the loopback interface.
+fn authorize(
+    app: &App,
+    peer: SocketAddr,
+    h: &HeaderMap,
+    body: &[u8],
+) -> Result<String, &'static str> {
+    let s = &app.settings;
+    if s.ask_is_open() {
+        return if peer.ip().is_loopback() {
+            Ok(peer.ip().to_string())
+        } else {
+            Err("no credentials configured: open to 127.0.0.1 only")
+        };
+    }
+    let mut last = auth::AuthError::Missing;
+    if !s.api_tokens.is_empty() {
+        match auth::bearer(header_str(h, "authorization"), &s.api_tokens) {
+            Ok(()) => {
+                return Ok(format!(
+                    "token:{}",
+                    header_str(h, "authorization").unwrap_or("")
+                ))
+            }
+            Err(e) => last = e,
+        }
+    }
+    if !s.webhook_secrets.is_empty() {
+        let sig = header_str(h, "x-signature-256");
+        let ts = header_str(h, "x-timestamp");
+        match auth::signature(sig, ts, body, &s.webhook_secrets, unix_now()) {
+            Ok(()) => return Ok(format!("hmac:{}", peer.ip())),
+            Err(e) if e != auth::AuthError::Missing || last == auth::AuthError::Missing => last = e,
+            Err(_) => {}
+        }
+    }
+    Err(last.message())
+}
+
 async fn ask(
     AxState(app): AxState<Arc<App>>,
-    headers: axum::http::HeaderMap,
-    body: axum::body::Bytes,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    req: Request,
 ) -> Response {
-    let json_type = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.split(';')
-                .next()
-                .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
-        });
+    let (parts, body) = req.into_parts();
+    let json_type = header_str(&parts.headers, "content-type")
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
     if !json_type {
         return error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -108,18 +250,49 @@ async fn ask(
             "Content-Type must be application/json",
         );
     }
-    let req: AskBody = match serde_json::from_slice(&body) {
-        Ok(r) => r,
-        Err(e) => {
+    let body = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(b) => b,
+        Err(_) => {
             return error(
-                StatusCode::BAD_REQUEST,
-                "bad_json",
-                format!("malformed JSON: {e}"),
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                "the body is over 64 KiB",
             )
         }
     };
-    let answer = app.ask(&req.text, req.conversation.as_deref());
-    Json(answer).into_response()
+    let client = match authorize(&app, peer, &parts.headers, &body) {
+        Ok(c) => c,
+        Err(why) => return error(StatusCode::UNAUTHORIZED, "unauthorized", why),
+    };
+    if let Some(limits) = &app.ask_limits {
+        let wait = limits
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take(&client, app.started.elapsed().as_secs_f64());
+        if let Err(secs) = wait {
+            let mut r = error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                "too many requests",
+            );
+            let v =
+                HeaderValue::from_str(&format!("{}", secs.ceil().max(1.0) as u64)).expect("digits");
+            r.headers_mut().insert(header::RETRY_AFTER, v);
+            return r;
+        }
+    }
+    let req: AskBody = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => {
+            let at = format!("line {} column {}", e.line(), e.column());
+            return error(
+                StatusCode::BAD_REQUEST,
+                "bad_json",
+                format!("malformed request at {at}: {e}"),
+            );
+        }
+    };
+    Json(app.ask(Channel::Http, &req.text, req.conversation.as_deref())).into_response()
 }
 
 async fn catalog(AxState(app): AxState<Arc<App>>) -> Response {
@@ -150,36 +323,73 @@ async fn catalog(AxState(app): AxState<Arc<App>>) -> Response {
     Json(serde_json::json!({"offers": offers, "gpus": gpus})).into_response()
 }
 
-async fn metrics(AxState(app): AxState<Arc<App>>) -> Response {
-    let body = format!(
-        "# HELP gpu_advisor_questions_total Questions answered.\n# TYPE gpu_advisor_questions_total counter\ngpu_advisor_questions_total{{channel=\"http\"}} {}\n# HELP gpu_advisor_unanswered_total Questions not understood.\n# TYPE gpu_advisor_unanswered_total counter\ngpu_advisor_unanswered_total{{channel=\"http\"}} {}\n",
-        app.questions.load(Ordering::Relaxed),
-        app.unanswered.load(Ordering::Relaxed)
-    );
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
+async fn metrics_text(AxState(app): AxState<Arc<App>>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        app.metrics.render(),
+    )
+        .into_response()
+}
+
+/// Gives every request an id (kept from `X-Request-Id` when sent), logs it, counts it.
+async fn observe(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Response {
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched".to_string(), |p| p.as_str().to_string());
+    let id = header_str(req.headers(), "x-request-id")
+        .filter(|v| v.len() <= 64)
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            format!(
+                "{:x}-{}",
+                app.started.elapsed().as_nanos() as u64,
+                app.request_ids.fetch_add(1, Ordering::Relaxed)
+            )
+        });
+    let method = req.method().clone();
+    let t0 = Instant::now();
+    let span = tracing::info_span!("request", request_id = %id, %method, route = %route);
+    let mut resp = next.run(req).instrument(span.clone()).await;
+    let status = resp.status().as_u16();
+    app.metrics.http(&route, status);
+    span.in_scope(|| tracing::info!(status, micros = t0.elapsed().as_micros() as u64, "handled"));
+    if let Ok(v) = HeaderValue::from_str(&id) {
+        resp.headers_mut().insert("x-request-id", v);
+    }
+    resp
 }
 
 const CONSOLE: &str = include_str!("console.html");
+pub const OPENAPI: &str = include_str!("openapi.json");
 
 /// The router with every route of CONTRACT.md §4 that this build serves.
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/", get(|| async { Html(CONSOLE) }))
         .route("/healthz", get(|| async { "ok" }))
-        .route("/metrics", get(metrics))
+        .route("/metrics", get(metrics_text))
+        .route(
+            "/openapi.json",
+            get(|| async { ([(header::CONTENT_TYPE, "application/json")], OPENAPI) }),
+        )
         .route("/v1/ask", post(ask))
         .route("/v1/catalog", get(catalog))
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .route("/wecom/callback", get(wecom::verify).post(wecom::message))
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .route_layer(middleware::from_fn_with_state(Arc::clone(&app), observe))
+        .fallback(|| async { error(StatusCode::NOT_FOUND, "not_found", "no such route") })
         .with_state(app)
 }
 
-/// Serves until `shutdown` resolves.
+/// Serves until `shutdown` resolves, then lets in-flight requests finish.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Arc<App>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(app))
+    let svc = router(app).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, svc)
         .with_graceful_shutdown(shutdown)
         .await
 }

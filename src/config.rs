@@ -1,0 +1,251 @@
+//! Settings, loaded in one place: defaults, then an optional TOML file (`--config`),
+//! then the environment (CONTRACT.md §6). Secrets are wrapped so they never reach a log.
+
+use serde::Deserialize;
+use std::fmt;
+
+/// A secret value: compared, never printed.
+#[derive(Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(s: impl Into<String>) -> Secret {
+        Secret(s.into())
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone)]
+pub struct Wecom {
+    pub token: Secret,
+    pub encoding_aes_key: Secret,
+    pub corp_id: String,
+}
+
+/// Everything `serve` needs to know.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub listen: String,
+    pub api_tokens: Vec<Secret>,
+    pub webhook_secrets: Vec<Secret>,
+    pub ask_rate_per_min: Option<u32>,
+    pub wecom: Option<Wecom>,
+    pub wecom_robot_webhook_url: Option<String>,
+    pub redis_url: Option<String>,
+    pub unanswered_log: Option<String>,
+    pub log_format: LogFormat,
+    /// Where the console is reachable, for replies too long for a chat message.
+    pub console_url: String,
+    /// Bytes of a WeCom passive reply (WeCom's limit is 2048).
+    pub wecom_passive_max_bytes: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            listen: "127.0.0.1:8080".into(),
+            api_tokens: Vec::new(),
+            webhook_secrets: Vec::new(),
+            ask_rate_per_min: None,
+            wecom: None,
+            wecom_robot_webhook_url: None,
+            redis_url: None,
+            unanswered_log: None,
+            log_format: LogFormat::Text,
+            console_url: "http://127.0.0.1:8080/".into(),
+            wecom_passive_max_bytes: 2048,
+        }
+    }
+}
+
+/// The optional TOML file: every key optional, unknown keys rejected.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSettings {
+    listen: Option<String>,
+    api_tokens: Option<Vec<Secret>>,
+    webhook_secrets: Option<Vec<Secret>>,
+    ask_rate_per_min: Option<u32>,
+    wecom_token: Option<Secret>,
+    wecom_encoding_aes_key: Option<Secret>,
+    wecom_corp_id: Option<String>,
+    wecom_robot_webhook_url: Option<String>,
+    redis_url: Option<String>,
+    unanswered_log: Option<String>,
+    log_format: Option<LogFormat>,
+    console_url: Option<String>,
+    wecom_passive_max_bytes: Option<usize>,
+}
+
+/// Environment variables `Settings::load` reads (also checked against deploy/ files).
+pub const ENV_VARS: &[&str] = &[
+    "GPU_ADVISOR_LISTEN",
+    "GPU_ADVISOR_API_TOKEN",
+    "GPU_ADVISOR_WEBHOOK_SECRET",
+    "GPU_ADVISOR_ASK_RATE_PER_MIN",
+    "GPU_ADVISOR_UNANSWERED_LOG",
+    "GPU_ADVISOR_LOG_FORMAT",
+    "GPU_ADVISOR_CONSOLE_URL",
+    "WECOM_TOKEN",
+    "WECOM_ENCODING_AES_KEY",
+    "WECOM_CORP_ID",
+    "WECOM_ROBOT_WEBHOOK_URL",
+    "REDIS_URL",
+];
+
+fn split_list(v: &str) -> Vec<Secret> {
+    v.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(Secret::new)
+        .collect()
+}
+
+impl Settings {
+    /// Defaults, then `file` (TOML text), then `env` (a lookup, so tests pass their own).
+    pub fn load(
+        file: Option<&str>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Settings, String> {
+        let mut s = Settings::default();
+        let f: FileSettings = match file {
+            Some(text) => toml::from_str(text).map_err(|e| format!("config: {}", e.message()))?,
+            None => FileSettings::default(),
+        };
+        let env = |k: &str| env(k).filter(|v| !v.trim().is_empty());
+        s.listen = env("GPU_ADVISOR_LISTEN").or(f.listen).unwrap_or(s.listen);
+        s.api_tokens = env("GPU_ADVISOR_API_TOKEN")
+            .map(|v| split_list(&v))
+            .or(f.api_tokens)
+            .unwrap_or_default();
+        s.webhook_secrets = env("GPU_ADVISOR_WEBHOOK_SECRET")
+            .map(|v| split_list(&v))
+            .or(f.webhook_secrets)
+            .unwrap_or_default();
+        s.ask_rate_per_min = match env("GPU_ADVISOR_ASK_RATE_PER_MIN") {
+            Some(v) => Some(
+                v.trim()
+                    .parse()
+                    .map_err(|_| format!("GPU_ADVISOR_ASK_RATE_PER_MIN: not a number: {v:?}"))?,
+            ),
+            None => f.ask_rate_per_min,
+        }
+        .filter(|n| *n > 0);
+        let token = env("WECOM_TOKEN").map(Secret::new).or(f.wecom_token);
+        let key = env("WECOM_ENCODING_AES_KEY")
+            .map(Secret::new)
+            .or(f.wecom_encoding_aes_key);
+        let corp = env("WECOM_CORP_ID").or(f.wecom_corp_id);
+        s.wecom = match (token, key, corp) {
+            (Some(token), Some(encoding_aes_key), Some(corp_id)) => Some(Wecom {
+                token,
+                encoding_aes_key,
+                corp_id,
+            }),
+            (None, None, None) => None,
+            _ => {
+                return Err(
+                    "WeCom needs all of WECOM_TOKEN, WECOM_ENCODING_AES_KEY and WECOM_CORP_ID"
+                        .into(),
+                )
+            }
+        };
+        s.wecom_robot_webhook_url = env("WECOM_ROBOT_WEBHOOK_URL").or(f.wecom_robot_webhook_url);
+        s.redis_url = env("REDIS_URL").or(f.redis_url);
+        s.unanswered_log = env("GPU_ADVISOR_UNANSWERED_LOG").or(f.unanswered_log);
+        s.log_format = match env("GPU_ADVISOR_LOG_FORMAT").as_deref() {
+            Some("json") => LogFormat::Json,
+            Some("text") => LogFormat::Text,
+            Some(other) => {
+                return Err(format!(
+                    "GPU_ADVISOR_LOG_FORMAT: text or json, not {other:?}"
+                ))
+            }
+            None => f.log_format.unwrap_or_default(),
+        };
+        s.wecom_passive_max_bytes = f
+            .wecom_passive_max_bytes
+            .unwrap_or(s.wecom_passive_max_bytes)
+            .clamp(256, 2048);
+        s.console_url = env("GPU_ADVISOR_CONSOLE_URL")
+            .or(f.console_url)
+            .unwrap_or_else(|| format!("http://{}/", s.listen));
+        Ok(s)
+    }
+
+    /// `/v1/ask` has no authentication configured.
+    pub fn ask_is_open(&self) -> bool {
+        self.api_tokens.is_empty() && self.webhook_secrets.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn load(file: Option<&str>, env: &[(&str, &str)]) -> Result<Settings, String> {
+        let map: HashMap<String, String> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Settings::load(file, &|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults_then_file_then_env() {
+        let s = load(None, &[]).unwrap();
+        assert_eq!(s.listen, "127.0.0.1:8080");
+        assert!(s.ask_is_open());
+        let s = load(Some("listen = \"0.0.0.0:9000\"\nask_rate_per_min = 5"), &[]).unwrap();
+        assert_eq!(
+            (s.listen.as_str(), s.ask_rate_per_min),
+            ("0.0.0.0:9000", Some(5))
+        );
+        let s = load(
+            Some("listen = \"0.0.0.0:9000\""),
+            &[("GPU_ADVISOR_LISTEN", "127.0.0.1:1")],
+        )
+        .unwrap();
+        assert_eq!(s.listen, "127.0.0.1:1");
+    }
+
+    #[test]
+    fn rotation_lists_and_secrets_stay_hidden() {
+        let s = load(
+            None,
+            &[
+                ("GPU_ADVISOR_API_TOKEN", "old, new"),
+                ("GPU_ADVISOR_WEBHOOK_SECRET", "s1"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(s.api_tokens, vec![Secret::new("old"), Secret::new("new")]);
+        let shown = format!("{s:?}");
+        assert!(!shown.contains("old") && !shown.contains("s1"), "{shown}");
+    }
+
+    #[test]
+    fn bad_values_are_errors() {
+        assert!(load(Some("nope = 1"), &[]).is_err());
+        assert!(load(None, &[("GPU_ADVISOR_ASK_RATE_PER_MIN", "many")]).is_err());
+        assert!(load(None, &[("WECOM_TOKEN", "t")]).is_err());
+    }
+}

@@ -1,0 +1,167 @@
+//! Prometheus metrics, hand-rolled (a few counters and one histogram). Every series of
+//! the known channels and intents exists from start-up at zero, so dashboards and
+//! alerts see them before the first event.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+pub const CHANNELS: &[&str] = &["http", "wecom", "telegram", "discord"];
+pub const INTENTS: &[&str] = &[
+    "recommend",
+    "feasibility",
+    "compare",
+    "budget",
+    "price",
+    "faq",
+    "help",
+    "unknown",
+];
+/// Reply-time histogram buckets, seconds.
+const BUCKETS: &[f64] = &[0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0];
+
+#[derive(Default)]
+pub struct Metrics {
+    questions: BTreeMap<(&'static str, &'static str), AtomicU64>,
+    unanswered: BTreeMap<&'static str, AtomicU64>,
+    duplicates: BTreeMap<&'static str, AtomicU64>,
+    buckets: Vec<AtomicU64>,
+    reply_count: AtomicU64,
+    reply_sum_micros: AtomicU64,
+    http: Mutex<BTreeMap<(String, u16), u64>>,
+    pub reload_failures: AtomicU64,
+}
+
+impl Metrics {
+    pub fn new() -> Metrics {
+        let mut m = Metrics::default();
+        for c in CHANNELS {
+            for i in INTENTS {
+                m.questions.insert((c, i), AtomicU64::new(0));
+            }
+            m.unanswered.insert(c, AtomicU64::new(0));
+            m.duplicates.insert(c, AtomicU64::new(0));
+        }
+        m.buckets = BUCKETS.iter().map(|_| AtomicU64::new(0)).collect();
+        m
+    }
+
+    pub fn question(&self, channel: &str, intent: &str, seconds: f64) {
+        if let Some((_, c)) = self
+            .questions
+            .iter()
+            .find(|((ch, i), _)| *ch == channel && *i == intent)
+        {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
+        if intent == "unknown" {
+            if let Some(c) = self.unanswered.get(channel) {
+                c.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        for (b, c) in BUCKETS.iter().zip(&self.buckets) {
+            if seconds <= *b {
+                c.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.reply_count.fetch_add(1, Ordering::Relaxed);
+        self.reply_sum_micros
+            .fetch_add((seconds * 1e6) as u64, Ordering::Relaxed);
+    }
+
+    pub fn duplicate(&self, channel: &str) {
+        if let Some(c) = self.duplicates.get(channel) {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub fn http(&self, route: &str, status: u16) {
+        let mut m = self.http.lock().unwrap_or_else(|e| e.into_inner());
+        *m.entry((route.to_string(), status)).or_insert(0) += 1;
+    }
+
+    /// The Prometheus text exposition.
+    pub fn render(&self) -> String {
+        let mut o = String::new();
+        let v = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        o.push_str("# HELP gpu_advisor_questions_total Questions answered, by channel and intent.\n# TYPE gpu_advisor_questions_total counter\n");
+        for ((c, i), n) in &self.questions {
+            let _ = writeln!(
+                o,
+                "gpu_advisor_questions_total{{channel=\"{c}\",intent=\"{i}\"}} {}",
+                v(n)
+            );
+        }
+        o.push_str("# HELP gpu_advisor_unanswered_total Questions the bot did not understand.\n# TYPE gpu_advisor_unanswered_total counter\n");
+        for (c, n) in &self.unanswered {
+            let _ = writeln!(
+                o,
+                "gpu_advisor_unanswered_total{{channel=\"{c}\"}} {}",
+                v(n)
+            );
+        }
+        o.push_str("# HELP gpu_advisor_duplicates_total Duplicate deliveries answered from cache.\n# TYPE gpu_advisor_duplicates_total counter\n");
+        for (c, n) in &self.duplicates {
+            let _ = writeln!(
+                o,
+                "gpu_advisor_duplicates_total{{channel=\"{c}\"}} {}",
+                v(n)
+            );
+        }
+        o.push_str("# HELP gpu_advisor_reply_seconds Time to compute a reply.\n# TYPE gpu_advisor_reply_seconds histogram\n");
+        for (b, n) in BUCKETS.iter().zip(&self.buckets) {
+            let _ = writeln!(o, "gpu_advisor_reply_seconds_bucket{{le=\"{b}\"}} {}", v(n));
+        }
+        let count = v(&self.reply_count);
+        let _ = writeln!(o, "gpu_advisor_reply_seconds_bucket{{le=\"+Inf\"}} {count}");
+        let _ = writeln!(
+            o,
+            "gpu_advisor_reply_seconds_sum {}",
+            v(&self.reply_sum_micros) as f64 / 1e6
+        );
+        let _ = writeln!(o, "gpu_advisor_reply_seconds_count {count}");
+        o.push_str("# HELP gpu_advisor_http_requests_total HTTP requests by route and status.\n# TYPE gpu_advisor_http_requests_total counter\n");
+        let http = self.http.lock().unwrap_or_else(|e| e.into_inner());
+        if http.is_empty() {
+            o.push_str("gpu_advisor_http_requests_total{route=\"/healthz\",status=\"200\"} 0\n");
+        }
+        for ((r, s), n) in http.iter() {
+            let _ = writeln!(
+                o,
+                "gpu_advisor_http_requests_total{{route=\"{r}\",status=\"{s}\"}} {n}"
+            );
+        }
+        o.push_str("# HELP gpu_advisor_reload_failures_total Data reloads rejected for errors.\n# TYPE gpu_advisor_reload_failures_total counter\n");
+        let _ = writeln!(
+            o,
+            "gpu_advisor_reload_failures_total {}",
+            v(&self.reload_failures)
+        );
+        o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_series_exists_from_start() {
+        let m = Metrics::new();
+        let text = m.render();
+        for c in CHANNELS {
+            assert!(text.contains(&format!(
+                "gpu_advisor_unanswered_total{{channel=\"{c}\"}} 0"
+            )));
+            assert!(text.contains(&format!(
+                "gpu_advisor_questions_total{{channel=\"{c}\",intent=\"recommend\"}} 0"
+            )));
+        }
+        m.question("wecom", "unknown", 0.0002);
+        let text = m.render();
+        assert!(text.contains("gpu_advisor_unanswered_total{channel=\"wecom\"} 1"));
+        assert!(text.contains("gpu_advisor_reply_seconds_bucket{le=\"0.0005\"} 1"));
+        assert!(text.contains("gpu_advisor_reply_seconds_bucket{le=\"0.0001\"} 0"));
+    }
+}

@@ -1,0 +1,520 @@
+//! The HTTP server, really started on 127.0.0.1 with a real client: `/v1/ask` and its
+//! auth and errors, metrics, the OpenAPI document against real responses, and WeCom's
+//! callback with Tencent's published sample vectors, our own round trips, retries and
+//! the group-robot push (to a fake robot server on 127.0.0.1).
+
+use gpu_advisor::config::{Secret, Settings, Wecom};
+use gpu_advisor::data;
+use gpu_advisor::http::{self, auth, App};
+use gpu_advisor::wecom::{parse_reply_envelope, WecomCrypto};
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+const TOKEN: &str = "hJqcu3uJ9Tn2gXPmxx2w9kkCkCE2EPYo";
+const AES_KEY: &str = "6qkdMrq68nTKduznJYO1A37W2oEgpkMUvkttRToqhUt";
+const CORP_ID: &str = "ww1436e0e65a779aee";
+/// Tencent's weworkapi callback sample (callback/Sample.py): message decryption vector.
+const MSG_SIG: &str = "0c3914025cb4b4d68103f6bfc8db550f79dcf48e";
+const MSG_TS: &str = "1476422779";
+const MSG_NONCE: &str = "1597212914";
+const MSG_ENCRYPT: &str = "Kl7kjoSf6DMD1zh7rtrHjFaDapSCkaOnwu3bqLc5tAybhhMl9pFeK8NslNPVdMwmBQTNoW4mY7AIjeLvEl3NyeTkAgGzBhzTtRLNshw2AEew+kkYcD+Fq72Kt00fT0WnN87hGrW8SqGc+NcT3mu87Ha3dz1pSDi6GaUA6A0sqfde0VJPQbZ9U+3JWcoD4Z5jaU0y9GSh010wsHF8KZD24YhmZH4ch4Ka7ilEbjbfvhKkNL65HHL0J6EYJIZUC2pFrdkJ7MhmEbU2qARR4iQHE7wy24qy0cRX3Mfp6iELcDNfSsPGjUQVDGxQDCWjayJOpcwocugux082f49HKYg84EpHSGXAyh+/oxwaWbvL6aSDPOYuPDGOCI8jmnKiypE+";
+
+struct Server {
+    base: String,
+    _rt: tokio::runtime::Runtime,
+    client: reqwest::blocking::Client,
+}
+
+fn start(settings: Settings) -> Server {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let app = App::new(data::embedded(), settings).expect("app");
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    rt.spawn(http::serve(listener, app, std::future::pending()));
+    Server {
+        base: format!("http://{addr}"),
+        _rt: rt,
+        client: reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .build()
+            .expect("client"),
+    }
+}
+
+impl Server {
+    fn get(&self, path: &str) -> reqwest::blocking::Response {
+        self.client
+            .get(format!("{}{path}", self.base))
+            .send()
+            .expect("GET")
+    }
+    fn ask(&self, body: &str, headers: &[(&str, &str)]) -> reqwest::blocking::Response {
+        let mut r = self
+            .client
+            .post(format!("{}/v1/ask", self.base))
+            .body(body.to_string());
+        for (k, v) in headers {
+            r = r.header(*k, *v);
+        }
+        r.send().expect("POST")
+    }
+}
+
+const JSON: (&str, &str) = ("content-type", "application/json");
+
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock")
+        .as_secs() as i64
+}
+
+#[test]
+fn health_metrics_console_and_errors() {
+    let s = start(Settings::default());
+    assert_eq!(s.get("/healthz").text().expect("body"), "ok");
+    let m = s.get("/metrics").text().expect("body");
+    for name in [
+        "gpu_advisor_questions_total{channel=\"telegram\",intent=\"recommend\"} 0",
+        "gpu_advisor_unanswered_total{channel=\"wecom\"} 0",
+        "gpu_advisor_duplicates_total{channel=\"discord\"} 0",
+        "gpu_advisor_reply_seconds_count 0",
+        "gpu_advisor_http_requests_total{route=\"/healthz\",status=\"200\"}",
+    ] {
+        assert!(m.contains(name), "{name} missing from\n{m}");
+    }
+    let page = s.get("/").text().expect("body");
+    assert!(page.contains("/v1/ask") && page.contains("id=\"prices\""));
+    let nf = s.get("/nope");
+    assert_eq!(nf.status(), 404);
+    assert_eq!(
+        nf.json::<Value>().expect("json")["error"]["code"],
+        "not_found"
+    );
+
+    let r = s.ask(r#"{"text":"4090 能跑 70B 吗"}"#, &[JSON]);
+    assert_eq!(r.status(), 200);
+    assert!(r.headers().contains_key("x-request-id"));
+    assert_eq!(
+        r.json::<Value>().expect("json")["verdict"]["gpu"],
+        "rtx4090"
+    );
+
+    let r = s.ask(r#"{"text":"hi"}"#, &[("content-type", "text/plain")]);
+    assert_eq!(r.status(), 415);
+    let r = s.ask(r#"{"text": 5}"#, &[JSON]);
+    assert_eq!(r.status(), 400);
+    let msg = r.json::<Value>().expect("json")["error"]["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(msg.contains("line 1 column"), "{msg}");
+    let r = s.ask(r#"{"text": "#, &[JSON]);
+    assert_eq!(r.status(), 400);
+    let big = format!(r#"{{"text":"{}"}}"#, "a".repeat(70 * 1024));
+    let r = s.ask(&big, &[JSON]);
+    assert_eq!(r.status(), 413);
+    assert_eq!(
+        r.json::<Value>().expect("json")["error"]["code"],
+        "payload_too_large"
+    );
+    let m = s.get("/metrics").text().expect("body");
+    assert!(
+        m.contains("gpu_advisor_questions_total{channel=\"http\",intent=\"feasibility\"} 1"),
+        "{m}"
+    );
+    assert!(
+        m.contains("gpu_advisor_http_requests_total{route=\"/v1/ask\",status=\"415\"} 1"),
+        "{m}"
+    );
+}
+
+#[test]
+fn conversations_continue_by_id() {
+    let s = start(Settings::default());
+    let turn = |text: &str, id: &str| {
+        s.ask(
+            &json!({"text": text, "conversation": id}).to_string(),
+            &[JSON],
+        )
+        .json::<Value>()
+        .expect("json")
+    };
+    turn("3090 能跑 13B 吗", "c1");
+    let a = turn("INT4 呢", "c1");
+    assert_eq!(a["verdict"]["fits"], true);
+    assert_eq!(a["workload"]["precision"], "int4");
+    let other = turn("INT4 呢", "c2");
+    assert!(other["verdict"].is_null());
+}
+
+#[test]
+fn bearer_tokens_with_rotation() {
+    let s = start(Settings {
+        api_tokens: vec![Secret::new("old"), Secret::new("new")],
+        ..Settings::default()
+    });
+    let body = r#"{"text":"T4 多少钱"}"#;
+    assert_eq!(s.ask(body, &[JSON]).status(), 401);
+    assert_eq!(
+        s.ask(body, &[JSON, ("authorization", "Bearer nope")])
+            .status(),
+        401
+    );
+    assert_eq!(
+        s.ask(body, &[JSON, ("authorization", "Bearer old")])
+            .status(),
+        200
+    );
+    assert_eq!(
+        s.ask(body, &[JSON, ("authorization", "Bearer new")])
+            .status(),
+        200
+    );
+}
+
+#[test]
+fn hmac_signatures() {
+    let s = start(Settings {
+        webhook_secrets: vec![Secret::new("s1"), Secret::new("s2")],
+        ..Settings::default()
+    });
+    let body = r#"{"text":"A100 40G 月付多少"}"#;
+    let ts = now().to_string();
+    let good = auth::sign("s2", &ts, body.as_bytes());
+    let r = s.ask(
+        body,
+        &[JSON, ("x-timestamp", &ts), ("x-signature-256", &good)],
+    );
+    assert_eq!(r.status(), 200);
+    assert!(r.text().expect("body").contains("2,800"));
+    let bad = auth::sign("s3", &ts, body.as_bytes());
+    assert_eq!(
+        s.ask(
+            body,
+            &[JSON, ("x-timestamp", &ts), ("x-signature-256", &bad)]
+        )
+        .status(),
+        401
+    );
+    let old = (now() - 301).to_string();
+    let stale = auth::sign("s1", &old, body.as_bytes());
+    let r = s.ask(
+        body,
+        &[JSON, ("x-timestamp", &old), ("x-signature-256", &stale)],
+    );
+    assert_eq!(r.status(), 401);
+    assert!(r.text().expect("body").contains("300 s"));
+    assert_eq!(s.ask(body, &[JSON]).status(), 401);
+}
+
+#[test]
+fn rate_limit_answers_429_with_retry_after() {
+    let s = start(Settings {
+        ask_rate_per_min: Some(2),
+        ..Settings::default()
+    });
+    let body = r#"{"text":"hello"}"#;
+    assert_eq!(s.ask(body, &[JSON]).status(), 200);
+    assert_eq!(s.ask(body, &[JSON]).status(), 200);
+    let r = s.ask(body, &[JSON]);
+    assert_eq!(r.status(), 429);
+    let after: u64 = r.headers()["retry-after"]
+        .to_str()
+        .expect("ascii")
+        .parse()
+        .expect("seconds");
+    assert!((1..=30).contains(&after), "{after}");
+}
+
+/// A minimal OpenAPI 3.0 schema check: types, required keys, nullable, enums, refs.
+fn conforms(doc: &Value, schema: &Value, v: &Value, path: &str) -> Result<(), String> {
+    if let Some(r) = schema["$ref"].as_str() {
+        let name = r.trim_start_matches("#/components/schemas/");
+        return conforms(doc, &doc["components"]["schemas"][name], v, path);
+    }
+    if v.is_null() {
+        return if schema["nullable"] == true {
+            Ok(())
+        } else {
+            Err(format!("{path}: null not allowed"))
+        };
+    }
+    let ok = match schema["type"].as_str() {
+        Some("object") => v.is_object(),
+        Some("array") => v.is_array(),
+        Some("string") => v.is_string(),
+        Some("integer") => v.is_u64() || v.is_i64(),
+        Some("number") => v.is_number(),
+        Some("boolean") => v.is_boolean(),
+        _ => true,
+    };
+    if !ok {
+        return Err(format!("{path}: {v} is not {}", schema["type"]));
+    }
+    if let Some(e) = schema["enum"].as_array() {
+        if !e.contains(v) {
+            return Err(format!("{path}: {v} not in enum"));
+        }
+    }
+    for k in schema["required"].as_array().into_iter().flatten() {
+        let k = k.as_str().unwrap_or("");
+        if v.get(k).is_none() {
+            return Err(format!("{path}: missing {k}"));
+        }
+    }
+    if let (Some(props), Some(obj)) = (schema["properties"].as_object(), v.as_object()) {
+        for (k, sub) in props {
+            if let Some(x) = obj.get(k) {
+                conforms(doc, sub, x, &format!("{path}.{k}"))?;
+            }
+        }
+    }
+    if let (Some(items), Some(arr)) = (schema.get("items"), v.as_array()) {
+        for (i, x) in arr.iter().enumerate() {
+            conforms(doc, items, x, &format!("{path}[{i}]"))?;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn openapi_describes_the_real_responses() {
+    let s = start(Settings::default());
+    let doc: Value = s.get("/openapi.json").json().expect("json");
+    assert_eq!(doc["openapi"], "3.0.3");
+    let answer = json!({"$ref": "#/components/schemas/Answer"});
+    let error = json!({"$ref": "#/components/schemas/Error"});
+    for q in [
+        "微调 Qwen-14B 要什么卡?",
+        "4090 能跑 70B 吗",
+        "预算三千五能干嘛",
+        "A100 和 H100 怎么选",
+        "NVLink 是什么",
+        "T4 一年多少钱",
+        "",
+        "🤔",
+    ] {
+        let v: Value = s
+            .ask(&json!({"text": q}).to_string(), &[JSON])
+            .json()
+            .expect("json");
+        conforms(&doc, &answer, &v, "answer").unwrap_or_else(|e| panic!("{q:?}: {e}"));
+    }
+    for (body, ct) in [("{", "application/json"), ("{}", "text/plain")] {
+        let v: Value = s.ask(body, &[("content-type", ct)]).json().expect("json");
+        conforms(&doc, &error, &v, "error").unwrap_or_else(|e| panic!("{body}: {e}"));
+    }
+    for code in ["400", "401", "413", "415", "429"] {
+        assert!(
+            doc["paths"]["/v1/ask"]["post"]["responses"][code].is_object(),
+            "{code}"
+        );
+    }
+}
+
+fn wecom_settings(robot: Option<String>) -> Settings {
+    Settings {
+        wecom: Some(Wecom {
+            token: Secret::new(TOKEN),
+            encoding_aes_key: Secret::new(AES_KEY),
+            corp_id: CORP_ID.into(),
+        }),
+        wecom_robot_webhook_url: robot,
+        // Lower than WeCom's 2048 so that a normal reply needs a second message.
+        wecom_passive_max_bytes: 600,
+        ..Settings::default()
+    }
+}
+
+fn envelope(encrypt: &str) -> String {
+    format!("<xml><ToUserName><![CDATA[{CORP_ID}]]></ToUserName><Encrypt><![CDATA[{encrypt}]]></Encrypt><AgentID><![CDATA[1000002]]></AgentID></xml>")
+}
+
+fn post_wecom(
+    s: &Server,
+    sig: &str,
+    ts: &str,
+    nonce: &str,
+    body: String,
+) -> reqwest::blocking::Response {
+    let url = format!(
+        "{}/wecom/callback?msg_signature={sig}&timestamp={ts}&nonce={nonce}",
+        s.base
+    );
+    s.client.post(url).body(body).send().expect("POST")
+}
+
+fn open_reply(c: &WecomCrypto, body: &str) -> String {
+    let env = parse_reply_envelope(body).expect("reply envelope");
+    c.verify(&env.msg_signature, &env.timestamp, &env.nonce, &env.encrypt)
+        .expect("signed");
+    c.decrypt(&env.encrypt).expect("decrypts")
+}
+
+fn text_message(from: &str, content: &str, msg_id: &str) -> String {
+    format!(
+        "<xml><ToUserName><![CDATA[{CORP_ID}]]></ToUserName><FromUserName><![CDATA[{from}]]></FromUserName><CreateTime>1700000000</CreateTime><MsgType><![CDATA[text]]></MsgType><Content><![CDATA[{content}]]></Content><MsgId>{msg_id}</MsgId><AgentID>1000002</AgentID></xml>"
+    )
+}
+
+#[test]
+fn wecom_official_vectors_through_the_route() {
+    let s = start(wecom_settings(None));
+    let echostr =
+        "fsi1xnbH4yQh0+PJxcOdhhK6TDXkjMyhEPA7xB2TGz6b+g7xyAbEkRxN/3cNXW9qdqjnoVzEtpbhnFyq6SVHyA==";
+    let url = format!(
+        "{}/wecom/callback?msg_signature=012bc692d0a58dd4b10f8dfe5c4ac00ae211ebeb&timestamp=1476416373&nonce=47744683&echostr={}",
+        s.base,
+        echostr.replace('+', "%2B").replace('/', "%2F").replace('=', "%3D")
+    );
+    let r = s.client.get(url).send().expect("GET");
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.text().expect("body"), "1288432023552776189");
+
+    // The sample message (from ChenJiaShun, "你好") is answered with an encrypted reply.
+    let r = post_wecom(&s, MSG_SIG, MSG_TS, MSG_NONCE, envelope(MSG_ENCRYPT));
+    assert_eq!(r.status(), 200);
+    let c = WecomCrypto::new(TOKEN, AES_KEY, CORP_ID).expect("crypto");
+    let reply = open_reply(&c, &r.text().expect("body"));
+    assert!(
+        reply.contains("<ToUserName><![CDATA[ChenJiaShun]]></ToUserName>"),
+        "{reply}"
+    );
+    assert!(reply.contains("<MsgType><![CDATA[text]]></MsgType>"));
+    assert!(reply.contains("GPU"), "{reply}");
+
+    // Bad cases: wrong signature, wrong corp id, malformed XML, oversize body.
+    assert_eq!(
+        post_wecom(
+            &s,
+            &"0".repeat(40),
+            MSG_TS,
+            MSG_NONCE,
+            envelope(MSG_ENCRYPT)
+        )
+        .status(),
+        401
+    );
+    let other = WecomCrypto::new(TOKEN, AES_KEY, "ww0000000000000000").expect("crypto");
+    let enc = other.encrypt_with_random(&text_message("u", "hi", "1"), [7; 16]);
+    let sig = c.signature("1", "2", &enc);
+    assert_eq!(post_wecom(&s, &sig, "1", "2", envelope(&enc)).status(), 403);
+    assert_eq!(
+        post_wecom(&s, MSG_SIG, MSG_TS, MSG_NONCE, "<xml><Encrypt>".into()).status(),
+        400
+    );
+    assert_eq!(
+        post_wecom(&s, MSG_SIG, MSG_TS, MSG_NONCE, "x".repeat(70_000)).status(),
+        413
+    );
+    let bad = post_wecom(&s, &c.signature("1", "2", "!!!"), "1", "2", envelope("!!!"));
+    assert_eq!(bad.status(), 400);
+}
+
+#[test]
+fn wecom_round_trip_and_retry_storm() {
+    let s = start(wecom_settings(None));
+    let c = WecomCrypto::new(TOKEN, AES_KEY, CORP_ID).expect("crypto");
+    let enc = c.encrypt_with_random(
+        &text_message("zhangsan", "@GPU助手 4090 能跑 70B 吗", "777"),
+        [1; 16],
+    );
+    let sig = c.signature("1700000001", "42", &enc);
+    let first = post_wecom(&s, &sig, "1700000001", "42", envelope(&enc))
+        .text()
+        .expect("body");
+    let reply = open_reply(&c, &first);
+    assert!(
+        reply.contains("RTX 4090") || reply.contains("4090"),
+        "{reply}"
+    );
+    assert!(
+        !reply.contains("**"),
+        "passive replies are plain text: {reply}"
+    );
+    for _ in 0..49 {
+        let again = post_wecom(&s, &sig, "1700000001", "42", envelope(&enc))
+            .text()
+            .expect("body");
+        assert_eq!(again, first, "a retry gets the same reply");
+    }
+    let m = s.get("/metrics").text().expect("body");
+    assert!(
+        m.contains("gpu_advisor_duplicates_total{channel=\"wecom\"} 49"),
+        "{m}"
+    );
+    assert!(
+        m.contains("gpu_advisor_questions_total{channel=\"wecom\",intent=\"feasibility\"} 1"),
+        "{m}"
+    );
+}
+
+#[test]
+fn long_wecom_replies_continue_through_the_robot() {
+    // A fake group-robot webhook on 127.0.0.1 that records what it receives.
+    let got: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind");
+    let robot = format!(
+        "http://{}/cgi-bin/webhook/send?key=test",
+        listener.local_addr().expect("addr")
+    );
+    let sink = Arc::clone(&got);
+    let fake = axum::Router::new().route(
+        "/cgi-bin/webhook/send",
+        axum::routing::post(move |axum::Json(v): axum::Json<Value>| {
+            let sink = Arc::clone(&sink);
+            async move {
+                sink.lock().expect("lock").push(v);
+                axum::Json(json!({"errcode": 0, "errmsg": "ok"}))
+            }
+        }),
+    );
+    rt.spawn(async move { axum::serve(listener, fake).await });
+
+    let s = start(wecom_settings(Some(robot)));
+    let c = WecomCrypto::new(TOKEN, AES_KEY, CORP_ID).expect("crypto");
+    let question = "两张 A100 40G 一年多少钱";
+    let enc = c.encrypt_with_random(&text_message("lisi", question, "888"), [2; 16]);
+    let sig = c.signature("1700000002", "43", &enc);
+    let body = post_wecom(&s, &sig, "1700000002", "43", envelope(&enc))
+        .text()
+        .expect("body");
+    let reply = open_reply(&c, &body);
+    let content = reply
+        .split("<Content><![CDATA[")
+        .nth(1)
+        .and_then(|r| r.split("]]></Content>").next())
+        .expect("content");
+    assert!(content.len() <= 600, "{} bytes", content.len());
+    let answer = gpu_advisor::advisor::State::default();
+    let (full_answer, _) = data::embedded().answer(question, &answer);
+    let total = http::wecom::plain_text(&full_answer.rendered);
+    assert!(
+        total.len() > 600,
+        "the test question must need a second message: {} bytes",
+        total.len()
+    );
+    for _ in 0..50 {
+        if !got.lock().expect("lock").is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let pushed = got.lock().expect("lock").clone();
+    assert!(!pushed.is_empty(), "the rest went to the robot");
+    assert_eq!(pushed[0]["msgtype"], "markdown");
+    let rest = pushed[0]["markdown"]["content"].as_str().expect("content");
+    assert!(rest.len() <= http::wecom::ROBOT_MAX_BYTES);
+    assert!(total.contains(rest.lines().next().expect("a line")));
+}
