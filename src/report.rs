@@ -37,7 +37,7 @@ mod tests {
 
     #[test]
     fn counts_both_formats() {
-        let text = r#"{"channel":"http","question":"明天放假吗"}
+        let text = r#"{"channel":"http","question":"明天 放假吗"}
 {"channel":"wecom","question":"明天  放假吗"}
 not json
 {"timestamp":"t","level":"INFO","fields":{"message":"unanswered question","channel":"http","question":"who are you"}}
