@@ -26,6 +26,9 @@ struct Cli {
     /// Optional TOML configuration file.
     #[arg(long, global = true)]
     config: Option<PathBuf>,
+    /// Log format of `serve`: text or json (overrides GPU_ADVISOR_LOG_FORMAT).
+    #[arg(long, global = true, value_parser = ["text", "json"])]
+    log_format: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -85,7 +88,7 @@ fn main() -> ExitCode {
         } => ask(&advisor, *json, *jsonl, &question.join(" ")),
         Command::Check => check(&cli, &advisor),
         Command::Eval { file } => eval::run(&advisor, file),
-        Command::Serve => serve(advisor, cli.config.as_deref()),
+        Command::Serve => serve(advisor, cli.config.as_deref(), cli.log_format.as_deref()),
         Command::Report { file, top } => report(file, *top),
     }
 }
@@ -171,7 +174,7 @@ fn report(file: &std::path::Path, top: usize) -> ExitCode {
     }
 }
 
-fn serve(advisor: Advisor, config: Option<&std::path::Path>) -> ExitCode {
+fn serve(advisor: Advisor, config: Option<&std::path::Path>, log_format: Option<&str>) -> ExitCode {
     let file = match config.map(std::fs::read_to_string).transpose() {
         Ok(f) => f,
         Err(e) => {
@@ -179,7 +182,11 @@ fn serve(advisor: Advisor, config: Option<&std::path::Path>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let settings = match Settings::load(file.as_deref(), &|k| std::env::var(k).ok()) {
+    let env = |k: &str| match (k, log_format) {
+        ("GPU_ADVISOR_LOG_FORMAT", Some(f)) => Some(f.to_string()),
+        _ => std::env::var(k).ok(),
+    };
+    let settings = match Settings::load(file.as_deref(), &env) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
