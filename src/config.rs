@@ -55,6 +55,30 @@ pub struct Settings {
     pub console_url: String,
     /// Bytes of a WeCom passive reply (WeCom's limit is 2048).
     pub wecom_passive_max_bytes: usize,
+    pub telegram: Option<Telegram>,
+    pub discord: Option<Discord>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Telegram {
+    /// `TELOXIDE_TOKEN`.
+    pub token: Secret,
+    /// `TELOXIDE_API_URL`: the Bot API base URL (tests point it at a local fake).
+    pub api_url: Option<String>,
+    /// `TELEGRAM_WEBHOOK_URL`: webhook mode instead of long polling.
+    pub webhook_url: Option<String>,
+    /// `TELEGRAM_WEBHOOK_SECRET`: checked against `X-Telegram-Bot-Api-Secret-Token`.
+    pub webhook_secret: Option<Secret>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Discord {
+    /// `DISCORD_TOKEN`: gateway mode.
+    pub token: Option<Secret>,
+    /// `DISCORD_API_URL`: REST base URL override (tests).
+    pub api_url: Option<String>,
+    /// `DISCORD_PUBLIC_KEY`: hex Ed25519 key; enables `/discord/interactions`.
+    pub public_key: Option<String>,
 }
 
 impl Default for Settings {
@@ -71,6 +95,8 @@ impl Default for Settings {
             log_format: LogFormat::Text,
             console_url: "http://127.0.0.1:8080/".into(),
             wecom_passive_max_bytes: 2048,
+            telegram: None,
+            discord: None,
         }
     }
 }
@@ -108,6 +134,13 @@ pub const ENV_VARS: &[&str] = &[
     "WECOM_CORP_ID",
     "WECOM_ROBOT_WEBHOOK_URL",
     "REDIS_URL",
+    "TELOXIDE_TOKEN",
+    "TELOXIDE_API_URL",
+    "TELEGRAM_WEBHOOK_URL",
+    "TELEGRAM_WEBHOOK_SECRET",
+    "DISCORD_TOKEN",
+    "DISCORD_API_URL",
+    "DISCORD_PUBLIC_KEY",
 ];
 
 fn split_list(v: &str) -> Vec<Secret> {
@@ -184,6 +217,18 @@ impl Settings {
             .wecom_passive_max_bytes
             .unwrap_or(s.wecom_passive_max_bytes)
             .clamp(256, 2048);
+        s.telegram = env("TELOXIDE_TOKEN").map(|t| Telegram {
+            token: Secret::new(t),
+            api_url: env("TELOXIDE_API_URL"),
+            webhook_url: env("TELEGRAM_WEBHOOK_URL"),
+            webhook_secret: env("TELEGRAM_WEBHOOK_SECRET").map(Secret::new),
+        });
+        let discord = Discord {
+            token: env("DISCORD_TOKEN").map(Secret::new),
+            api_url: env("DISCORD_API_URL"),
+            public_key: env("DISCORD_PUBLIC_KEY"),
+        };
+        s.discord = (discord.token.is_some() || discord.public_key.is_some()).then_some(discord);
         s.console_url = env("GPU_ADVISOR_CONSOLE_URL")
             .or(f.console_url)
             .unwrap_or_else(|| format!("http://{}/", s.listen));

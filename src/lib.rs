@@ -3,10 +3,14 @@
 //! callback; `wecom` its crypto; `store` and `ratelimit` the shared state.
 
 pub mod advisor;
+pub mod app;
 pub mod config;
 pub mod data;
 pub mod http;
+pub mod metrics;
 pub mod ratelimit;
+pub mod redis_store;
+pub mod render;
 pub mod report;
 pub mod store;
 pub mod wecom;

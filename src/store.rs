@@ -1,10 +1,48 @@
-//! The in-memory store: a bounded map whose entries expire. It holds conversation state
-//! and duplicate-delivery keys; past its capacity the entries idle longest go first.
+//! The store port: conversation state (TTL 30 min), duplicate-delivery keys and
+//! rate-limit counters, shared by every adapter. Two backends: in memory (default,
+//! bounded) and Redis (`REDIS_URL`, for several replicas); one contract suite
+//! (`tests/store.rs`) runs against both.
 
+use crate::advisor::State;
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// A store failure (the Redis backend; memory never fails). Callers degrade: they
+/// answer without context rather than not at all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoreError(pub String);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "store: {}", self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+pub trait Store: Send + Sync {
+    /// The conversation state under `key`, if it has not expired.
+    fn load(&self, key: &str) -> StoreFuture<'_, Option<State>>;
+    /// Saves the state for `ttl`.
+    fn save(&self, key: &str, state: &State, ttl: Duration) -> StoreFuture<'_, ()>;
+    /// Marks `key` as seen for `ttl`: true the first time, false while it is remembered.
+    fn first_seen(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool>;
+    /// Counts a hit on `key` in the current window of `window`; returns the count.
+    fn hit(&self, key: &str, window: Duration) -> StoreFuture<'_, u64>;
+    /// A small per-chat setting (e.g. auto-answer), if set.
+    fn setting(&self, key: &str) -> StoreFuture<'_, Option<String>>;
+    fn set_setting(&self, key: &str, value: &str) -> StoreFuture<'_, ()>;
+    /// The backend's name, for logs.
+    fn name(&self) -> &'static str;
+}
+
+/// A bounded map whose entries expire; past its capacity the entries that would expire
+/// soonest go first.
 pub struct TtlMap<V> {
     capacity: usize,
     inner: Mutex<HashMap<String, (V, Instant)>>,
@@ -47,12 +85,92 @@ impl<V: Clone> TtlMap<V> {
         map.insert(key, (value, now + ttl));
     }
 
+    /// Inserts only when absent (or expired): true when inserted.
+    pub fn put_new(&self, key: String, value: V, ttl: Duration) -> bool {
+        if self.get(&key).is_some() {
+            return false;
+        }
+        self.put(key, value, ttl);
+        true
+    }
+
+    /// Applies `f` to the live value (or `init`), storing the result with `ttl` when new.
+    pub fn update(&self, key: &str, init: V, ttl: Duration, f: impl FnOnce(&mut V)) -> V {
+        let now = Instant::now();
+        {
+            let mut map = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((v, until)) = map.get_mut(key).filter(|(_, until)| *until > now) {
+                let _ = until;
+                f(v);
+                return v.clone();
+            }
+        }
+        let mut v = init;
+        f(&mut v);
+        self.put(key.to_string(), v.clone(), ttl);
+        v
+    }
+
     pub fn len(&self) -> usize {
         self.inner.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// The in-memory backend: bounded maps, nothing survives a restart.
+pub struct MemoryStore {
+    states: TtlMap<State>,
+    seen: TtlMap<()>,
+    hits: TtlMap<u64>,
+    settings: TtlMap<String>,
+}
+
+impl MemoryStore {
+    /// At most `capacity` entries per kind.
+    pub fn new(capacity: usize) -> MemoryStore {
+        MemoryStore {
+            states: TtlMap::new(capacity),
+            seen: TtlMap::new(capacity),
+            hits: TtlMap::new(capacity),
+            settings: TtlMap::new(capacity),
+        }
+    }
+}
+
+/// Settings stay a year in memory (they are few).
+const SETTING_TTL: Duration = Duration::from_secs(365 * 24 * 3600);
+
+impl Store for MemoryStore {
+    fn load(&self, key: &str) -> StoreFuture<'_, Option<State>> {
+        let v = self.states.get(key);
+        Box::pin(async move { Ok(v) })
+    }
+    fn save(&self, key: &str, state: &State, ttl: Duration) -> StoreFuture<'_, ()> {
+        self.states.put(key.to_string(), state.clone(), ttl);
+        Box::pin(async { Ok(()) })
+    }
+    fn first_seen(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool> {
+        let first = self.seen.put_new(key.to_string(), (), ttl);
+        Box::pin(async move { Ok(first) })
+    }
+    fn hit(&self, key: &str, window: Duration) -> StoreFuture<'_, u64> {
+        let n = self.hits.update(key, 0, window, |n| *n += 1);
+        Box::pin(async move { Ok(n) })
+    }
+    fn setting(&self, key: &str) -> StoreFuture<'_, Option<String>> {
+        let v = self.settings.get(key);
+        Box::pin(async move { Ok(v) })
+    }
+    fn set_setting(&self, key: &str, value: &str) -> StoreFuture<'_, ()> {
+        self.settings
+            .put(key.to_string(), value.to_string(), SETTING_TTL);
+        Box::pin(async { Ok(()) })
+    }
+    fn name(&self) -> &'static str {
+        "memory"
     }
 }
 

@@ -3,13 +3,17 @@
 //! document. Thin: requests become calls of the core through `App`.
 
 pub mod auth;
-pub mod metrics;
 pub mod wecom;
 
-use crate::advisor::{Advisor, Answer, Intent, State};
+pub use crate::metrics;
+
+use crate::advisor::{Advisor, Answer, Intent};
+use crate::app::{Chat, Limits};
 use crate::config::Settings;
 use crate::ratelimit::Buckets;
+use crate::redis_store::RedisStore;
 use crate::store::TtlMap;
+use crate::store::{MemoryStore, Store};
 use axum::extract::{ConnectInfo, MatchedPath, Request, State as AxState};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
@@ -25,8 +29,7 @@ use tracing::Instrument;
 
 /// Request bodies over this size get 413.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
-/// Conversations idle longer than this are forgotten.
-pub const CONVERSATION_TTL: Duration = Duration::from_secs(30 * 60);
+pub use crate::app::CONVERSATION_TTL;
 /// At most this many conversations are kept in memory; the idlest go first.
 pub const MAX_CONVERSATIONS: usize = 100_000;
 
@@ -47,11 +50,13 @@ impl Channel {
 
 /// Shared state of the server.
 pub struct App {
-    pub advisor: Advisor,
+    pub advisor: Arc<Advisor>,
     pub settings: Settings,
-    pub metrics: metrics::Metrics,
+    pub metrics: Arc<metrics::Metrics>,
+    pub store: Arc<dyn Store>,
+    /// The neutral chat layer the Telegram and Discord adapters call.
+    pub chat: Arc<Chat>,
     pub wecom: Option<crate::wecom::WecomCrypto>,
-    conversations: TtlMap<State>,
     pub dedupe: TtlMap<String>,
     ask_limits: Option<Mutex<Buckets>>,
     robot_limit: Arc<tokio::sync::Mutex<Buckets>>,
@@ -77,11 +82,25 @@ impl App {
             .timeout(Duration::from_secs(10))
             .build()
             .map_err(|e| format!("HTTP client: {e}"))?;
+        let store: Arc<dyn Store> = match &settings.redis_url {
+            Some(url) => Arc::new(RedisStore::new(url).map_err(|e| format!("REDIS_URL: {e}"))?),
+            None => Arc::new(MemoryStore::new(MAX_CONVERSATIONS)),
+        };
+        let advisor = Arc::new(advisor);
+        let metrics = Arc::new(metrics::Metrics::new());
+        let chat = Arc::new(Chat {
+            advisor: Arc::clone(&advisor),
+            store: Arc::clone(&store),
+            metrics: Arc::clone(&metrics),
+            limits: Limits::default(),
+            bot_name: String::new(),
+        });
         Ok(Arc::new(App {
             advisor,
-            metrics: metrics::Metrics::new(),
+            metrics,
+            store,
+            chat,
             wecom,
-            conversations: TtlMap::new(MAX_CONVERSATIONS),
             dedupe: TtlMap::new(MAX_CONVERSATIONS),
             ask_limits: settings
                 .ask_rate_per_min
@@ -98,8 +117,9 @@ impl App {
         }))
     }
 
-    /// Answers `text` in conversation `id` (a fresh one when None).
-    pub fn ask(&self, channel: Channel, text: &str, id: Option<&str>) -> Answer {
+    /// Answers `text` in conversation `id` (a fresh one when None); the state lives in
+    /// the store, so any replica continues the conversation.
+    pub async fn ask(&self, channel: Channel, text: &str, id: Option<&str>) -> Answer {
         let t0 = Instant::now();
         let key = id.map(|id| {
             format!(
@@ -108,13 +128,20 @@ impl App {
                 id.chars().take(128).collect::<String>()
             )
         });
-        let state = key
-            .as_deref()
-            .and_then(|k| self.conversations.get(k))
-            .unwrap_or_default();
-        let (answer, next) = self.advisor.answer(text, &state);
+        let mut state = None;
+        if let Some(k) = &key {
+            match self.store.load(k).await {
+                Ok(s) => state = s,
+                Err(e) => {
+                    tracing::warn!(error = %e, "store unavailable: answering without conversation context")
+                }
+            }
+        }
+        let (answer, next) = self.advisor.answer(text, &state.unwrap_or_default());
         if let Some(k) = key {
-            self.conversations.put(k, next, CONVERSATION_TTL);
+            if let Err(e) = self.store.save(&k, &next, CONVERSATION_TTL).await {
+                tracing::warn!(error = %e, "store unavailable: conversation state not saved");
+            }
         }
         self.metrics
             .question(channel.id(), answer.intent.id(), t0.elapsed().as_secs_f64());
@@ -292,7 +319,11 @@ async fn ask(
             );
         }
     };
-    Json(app.ask(Channel::Http, &req.text, req.conversation.as_deref())).into_response()
+    Json(
+        app.ask(Channel::Http, &req.text, req.conversation.as_deref())
+            .await,
+    )
+    .into_response()
 }
 
 async fn catalog(AxState(app): AxState<Arc<App>>) -> Response {
@@ -388,7 +419,16 @@ pub async fn serve(
     app: Arc<App>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let svc = router(app).into_make_service_with_connect_info::<SocketAddr>();
+    serve_router(listener, router(app), shutdown).await
+}
+
+/// Serves `router` (the app's routes merged with adapters' routes).
+pub async fn serve_router(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let svc = router.into_make_service_with_connect_info::<SocketAddr>();
     axum::serve(listener, svc)
         .with_graceful_shutdown(shutdown)
         .await
