@@ -215,11 +215,31 @@ fn serve(advisor: Advisor, config: Option<&std::path::Path>, log_format: Option<
         }
         tracing::info!(
             wecom = settings.wecom.is_some(),
+            telegram = settings.telegram.is_some(),
+            discord = settings.discord.is_some(),
             robot = settings.wecom_robot_webhook_url.is_some(),
             "adapters"
         );
         let app = http::App::new(advisor, settings).map_err(std::io::Error::other)?;
-        http::serve(listener, app, shutdown_signal()).await
+        // Adapters with credentials: their webhook routes join the HTTP server.
+        let mut router = http::router(std::sync::Arc::clone(&app));
+        if app.settings.telegram.is_some() {
+            match gpu_advisor::telegram::start(std::sync::Arc::clone(&app), shutdown_signal()).await
+            {
+                Ok(Some(r)) => router = router.merge(r),
+                Ok(None) => tracing::info!("telegram long polling started"),
+                Err(e) => tracing::error!(error = %e, "telegram adapter not started"),
+            }
+        }
+        if app.settings.discord.is_some() {
+            match gpu_advisor::discord::start(std::sync::Arc::clone(&app), shutdown_signal()).await
+            {
+                Ok(Some(r)) => router = router.merge(r),
+                Ok(None) => {}
+                Err(e) => return Err(std::io::Error::other(e)),
+            }
+        }
+        http::serve_router(listener, router, shutdown_signal()).await
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

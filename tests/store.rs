@@ -28,7 +28,11 @@ impl Drop for RedisServer {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
+    TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
 }
 
 /// Starts `redis-server` on a free port, or None when it is not installed (outside CI).
@@ -37,7 +41,16 @@ fn redis_server() -> Option<RedisServer> {
     let dir = std::env::temp_dir().join(format!("gpu-advisor-redis-{}-{port}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
         .arg("--dir")
         .arg(&dir)
         .stdout(Stdio::null())
@@ -46,14 +59,21 @@ fn redis_server() -> Option<RedisServer> {
     let child = match child {
         Ok(c) => c,
         Err(e) => {
-            assert!(std::env::var_os("CI").is_none(), "redis-server is required in CI: {e}");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "redis-server is required in CI: {e}"
+            );
             eprintln!("redis-server not installed: skipping the Redis run ({e})");
             return None;
         }
     };
     for _ in 0..100 {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return Some(RedisServer { child, url: format!("redis://127.0.0.1:{port}/"), _dir: dir });
+            return Some(RedisServer {
+                child,
+                url: format!("redis://127.0.0.1:{port}/"),
+                _dir: dir,
+            });
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -61,34 +81,81 @@ fn redis_server() -> Option<RedisServer> {
 }
 
 fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime")
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
 }
 
 /// The contract every backend meets.
 async fn contract(store: &dyn Store, tag: &str) {
     let k = |s: &str| format!("{tag}:{s}");
     assert_eq!(store.load(&k("none")).await.expect("load"), None);
-    let state = State { turns: 3, last: None };
-    store.save(&k("s"), &state, Duration::from_secs(60)).await.expect("save");
+    let state = State {
+        turns: 3,
+        last: None,
+    };
+    store
+        .save(&k("s"), &state, Duration::from_secs(60))
+        .await
+        .expect("save");
     assert_eq!(store.load(&k("s")).await.expect("load"), Some(state));
-    store.save(&k("short"), &State::default(), Duration::from_millis(50)).await.expect("save");
+    store
+        .save(&k("short"), &State::default(), Duration::from_millis(50))
+        .await
+        .expect("save");
     tokio::time::sleep(Duration::from_millis(120)).await;
-    assert_eq!(store.load(&k("short")).await.expect("load"), None, "state expires");
+    assert_eq!(
+        store.load(&k("short")).await.expect("load"),
+        None,
+        "state expires"
+    );
 
-    assert!(store.first_seen(&k("m1"), Duration::from_secs(60)).await.expect("seen"));
-    assert!(!store.first_seen(&k("m1"), Duration::from_secs(60)).await.expect("seen"));
-    assert!(store.first_seen(&k("m2"), Duration::from_secs(60)).await.expect("seen"));
+    assert!(store
+        .first_seen(&k("m1"), Duration::from_secs(60))
+        .await
+        .expect("seen"));
+    assert!(!store
+        .first_seen(&k("m1"), Duration::from_secs(60))
+        .await
+        .expect("seen"));
+    assert!(store
+        .first_seen(&k("m2"), Duration::from_secs(60))
+        .await
+        .expect("seen"));
 
     for n in 1..=3 {
-        assert_eq!(store.hit(&k("h"), Duration::from_secs(60)).await.expect("hit"), n);
+        assert_eq!(
+            store
+                .hit(&k("h"), Duration::from_secs(60))
+                .await
+                .expect("hit"),
+            n
+        );
     }
-    assert_eq!(store.hit(&k("w"), Duration::from_millis(50)).await.expect("hit"), 1);
+    assert_eq!(
+        store
+            .hit(&k("w"), Duration::from_millis(50))
+            .await
+            .expect("hit"),
+        1
+    );
     tokio::time::sleep(Duration::from_millis(120)).await;
-    assert_eq!(store.hit(&k("w"), Duration::from_millis(50)).await.expect("hit"), 1, "windows reset");
+    assert_eq!(
+        store
+            .hit(&k("w"), Duration::from_millis(50))
+            .await
+            .expect("hit"),
+        1,
+        "windows reset"
+    );
 
     assert_eq!(store.setting(&k("auto")).await.expect("setting"), None);
     store.set_setting(&k("auto"), "on").await.expect("set");
-    assert_eq!(store.setting(&k("auto")).await.expect("setting").as_deref(), Some("on"));
+    assert_eq!(
+        store.setting(&k("auto")).await.expect("setting").as_deref(),
+        Some("on")
+    );
 }
 
 #[test]
@@ -101,10 +168,15 @@ fn memory_store_is_bounded() {
     let s = MemoryStore::new(100);
     rt().block_on(async {
         for i in 0..1000 {
-            s.save(&format!("k{i}"), &State::default(), Duration::from_secs(60)).await.expect("save");
+            s.save(&format!("k{i}"), &State::default(), Duration::from_secs(60))
+                .await
+                .expect("save");
         }
         assert!(s.load("k999").await.expect("load").is_some());
-        assert!(s.load("k0").await.expect("load").is_none(), "oldest evicted");
+        assert!(
+            s.load("k0").await.expect("load").is_none(),
+            "oldest evicted"
+        );
     });
 }
 
@@ -154,13 +226,24 @@ fn two_replicas_share_one_conversation_through_redis() {
     let a = chat(Arc::new(RedisStore::new(&server.url).expect("url")));
     let b = chat(Arc::new(RedisStore::new(&server.url).expect("url")));
     rt().block_on(async {
-        let Outcome::Answer(first) = a.handle(&msg("1", "@gpu_bot 3090 能跑 13B 吗")).await else { panic!("answered") };
+        let Outcome::Answer(first) = a.handle(&msg("1", "@gpu_bot 3090 能跑 13B 吗")).await
+        else {
+            panic!("answered")
+        };
         assert_eq!(first.verdict.as_ref().map(|v| v.fits), Some(false));
-        let Outcome::Answer(second) = b.handle(&msg("2", "@gpu_bot INT4 呢")).await else { panic!("answered") };
-        let v = second.verdict.as_ref().expect("replica B continued the feasibility question");
+        let Outcome::Answer(second) = b.handle(&msg("2", "@gpu_bot INT4 呢")).await else {
+            panic!("answered")
+        };
+        let v = second
+            .verdict
+            .as_ref()
+            .expect("replica B continued the feasibility question");
         assert!(v.fits);
         // The same delivery reaching the other replica is answered once.
-        assert!(matches!(a.handle(&msg("2", "@gpu_bot INT4 呢")).await, Outcome::Silent(Silence::Duplicate)));
+        assert!(matches!(
+            a.handle(&msg("2", "@gpu_bot INT4 呢")).await,
+            Outcome::Silent(Silence::Duplicate)
+        ));
     });
 }
 
@@ -170,7 +253,10 @@ fn addressing_duplicates_and_rate_limits() {
     rt().block_on(async {
         let mut quiet = msg("q1", "4090 能跑 70B 吗");
         quiet.mentions_bot = false;
-        assert!(matches!(c.handle(&quiet).await, Outcome::Silent(Silence::NotAddressed)));
+        assert!(matches!(
+            c.handle(&quiet).await,
+            Outcome::Silent(Silence::NotAddressed)
+        ));
         let mut private = quiet.clone();
         private.group = false;
         private.message_id = "p1".into();
@@ -178,28 +264,41 @@ fn addressing_duplicates_and_rate_limits() {
         let mut cmd = quiet.clone();
         cmd.message_id = "c1".into();
         cmd.text = "/price@gpu_bot a100".into();
-        let Outcome::Answer(a) = c.handle(&cmd).await else { panic!("command answered") };
+        let Outcome::Answer(a) = c.handle(&cmd).await else {
+            panic!("command answered")
+        };
         assert!(a.reply.contains("2,800"));
         let mut other_bot = cmd.clone();
         other_bot.message_id = "c2".into();
         other_bot.text = "/price@other_bot a100".into();
-        assert!(matches!(c.handle(&other_bot).await, Outcome::Silent(Silence::NotAddressed)));
+        assert!(matches!(
+            c.handle(&other_bot).await,
+            Outcome::Silent(Silence::NotAddressed)
+        ));
 
         // Auto mode answers clear GPU questions without a mention, and nothing else.
-        c.set_auto(Platform::Telegram, "-100", true).await.expect("set");
+        c.set_auto(Platform::Telegram, "-100", true)
+            .await
+            .expect("set");
         let mut auto = quiet.clone();
         auto.message_id = "a1".into();
         assert!(matches!(c.handle(&auto).await, Outcome::Answer(_)));
         auto.message_id = "a2".into();
         auto.text = "明天放假吗".into();
-        assert!(matches!(c.handle(&auto).await, Outcome::Silent(Silence::NotAddressed)));
+        assert!(matches!(
+            c.handle(&auto).await,
+            Outcome::Silent(Silence::NotAddressed)
+        ));
 
         // One user: 10 a minute, then one notice, then silence.
         let limiter = chat(Arc::new(MemoryStore::new(1000)));
         let mut notices = 0;
         let mut answers = 0;
         for i in 0..15 {
-            match limiter.handle(&msg(&format!("r{i}"), "@gpu_bot T4 多少钱")).await {
+            match limiter
+                .handle(&msg(&format!("r{i}"), "@gpu_bot T4 多少钱"))
+                .await
+            {
                 Outcome::Answer(_) => answers += 1,
                 Outcome::Notice(n) => {
                     notices += 1;

@@ -54,11 +54,28 @@ pub struct Found {
     pub before: Option<char>,
 }
 
-/// Compiled cues and slots, by name.
-#[derive(Debug, Default)]
+/// Compiled cues and slots, by name, plus one set of every pattern so a question is
+/// scanned once for all of them.
+#[derive(Debug)]
 pub struct Lexicon {
     entries: HashMap<String, Entry>,
+    /// All patterns; `set_ranges[name]` is the index range of an entry's patterns.
+    all: regex::RegexSet,
+    set_ranges: HashMap<String, std::ops::Range<usize>>,
 }
+
+impl Default for Lexicon {
+    fn default() -> Self {
+        Lexicon {
+            entries: HashMap::new(),
+            all: regex::RegexSet::empty(),
+            set_ranges: HashMap::new(),
+        }
+    }
+}
+
+/// Which patterns of the lexicon match one text (from [`Lexicon::scan`]).
+pub struct Scan(regex::SetMatches);
 
 /// Cue names the parser relies on; `check` fails when one is missing.
 pub const CUES: &[&str] = &[
@@ -115,6 +132,10 @@ impl Entry {
     /// The first match of any pattern that yields a value: its value and span.
     fn find(&self, text: &str, k_binary: bool) -> Option<Found> {
         for re in &self.patterns {
+            // A match test is much cheaper than captures; most patterns do not match.
+            if !re.is_match(text) {
+                continue;
+            }
             for c in re.captures_iter(text) {
                 let m = c.get(0).expect("group 0");
                 if m.as_str().is_empty() {
@@ -226,10 +247,47 @@ impl Lexicon {
                 }
             }
         }
-        if problems.is_empty() {
-            Ok(lex)
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        let mut sources = Vec::new();
+        for (name, e) in &lex.entries {
+            let start = sources.len();
+            sources.extend(e.patterns.iter().map(|re| re.as_str().to_string()));
+            lex.set_ranges.insert(name.clone(), start..sources.len());
+        }
+        lex.all = regex::RegexSetBuilder::new(&sources)
+            .size_limit(1 << 24)
+            .dfa_size_limit(16 << 20)
+            .build()
+            .map_err(|e| {
+                vec![Problem {
+                    file: "intents/".into(),
+                    key: "-".into(),
+                    message: format!("pattern set: {e}"),
+                }]
+            })?;
+        Ok(lex)
+    }
+
+    /// Scans `text` once for every pattern.
+    pub fn scan(&self, text: &str) -> Scan {
+        Scan(self.all.matches(text))
+    }
+
+    /// As [`has`](Self::has), from a scan of the same text.
+    pub fn has_in(&self, scan: &Scan, name: &str) -> bool {
+        self.set_ranges
+            .get(name)
+            .is_some_and(|r| r.clone().any(|i| scan.0.matched(i)))
+    }
+
+    /// As [`find_with`](Self::find_with), running captures only if the scan matched.
+    pub fn find_in(&self, scan: &Scan, name: &str, text: &str, k_binary: bool) -> Option<Found> {
+        if self.has_in(scan, name) {
+            self.find_with(name, text, k_binary)
         } else {
-            Err(problems)
+            None
         }
     }
 
@@ -243,8 +301,11 @@ impl Lexicon {
         self.entries.get(name)?.find(text, k_binary)
     }
 
+    /// Whether a cue (or a slot without a number) is present.
     pub fn has(&self, name: &str, text: &str) -> bool {
-        self.find(name, text).is_some()
+        self.entries
+            .get(name)
+            .is_some_and(|e| e.patterns.iter().any(|re| re.is_match(text)))
     }
 
     pub fn len(&self) -> usize {

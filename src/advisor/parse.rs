@@ -70,7 +70,10 @@ pub struct Parser {
     gpu_by_alias: HashMap<String, String>,
     model_re: Option<Regex>,
     model_by_alias: HashMap<String, String>,
-    topics: Vec<(String, Vec<String>)>,
+    /// Every topic trigger in one automaton; `trigger_topic[i]` is pattern i's topic.
+    triggers: aho_corasick::AhoCorasick,
+    trigger_topic: Vec<usize>,
+    topic_ids: Vec<String>,
 }
 
 impl Parser {
@@ -120,23 +123,25 @@ impl Parser {
                 .join("|");
             Regex::new(&p).expect("escaped aliases compile")
         });
-        let topics = cat
-            .topics
-            .iter()
-            .map(|t| {
-                (
-                    t.id.clone(),
-                    t.triggers.iter().map(|s| s.to_lowercase()).collect(),
-                )
-            })
-            .collect();
+        let mut patterns = Vec::new();
+        let mut trigger_topic = Vec::new();
+        for (ti, t) in cat.topics.iter().enumerate() {
+            for trig in &t.triggers {
+                patterns.push(trig.to_lowercase());
+                trigger_topic.push(ti);
+            }
+        }
+        let triggers = aho_corasick::AhoCorasick::new(&patterns).expect("trigger automaton builds");
+        let topic_ids = cat.topics.iter().map(|t| t.id.clone()).collect();
         Parser {
             lex,
             gpu_re,
             gpu_by_alias,
             model_re,
             model_by_alias,
-            topics,
+            triggers,
+            trigger_topic,
+            topic_ids,
         }
     }
 
@@ -163,8 +168,9 @@ impl Parser {
         p.question = text
             .trim_end_matches(['.', '。', '!', '！', ' '])
             .ends_with(['?', '？', '吗', '呢', '么']);
+        let scan = lex.scan(&text);
         for cue in super::lexicon::CUES {
-            if lex.has(cue, &text) {
+            if lex.has_in(&scan, cue) {
                 p.cues.push(cue);
             }
         }
@@ -220,7 +226,7 @@ impl Parser {
         if a.gpu_count.is_none() {
             a.gpu_count = ["card_count", "card_count.pair", "card_count.single"]
                 .iter()
-                .find_map(|s| lex.find(s, &text))
+                .find_map(|s| lex.find_in(&scan, s, &text, false))
                 .map(|f| f.value)
                 .filter(|c| *c >= 1.0 && *c <= 64.0)
                 .map(|c| c as u32);
@@ -238,7 +244,7 @@ impl Parser {
                 break;
             }
         }
-        let tokens_b = lex.find("train_tokens.billion", &text);
+        let tokens_b = lex.find_in(&scan, "train_tokens.billion", &text, false);
         let size_text = match lex.find("train_tokens.billion", &blanked) {
             Some(f) => format!("{}{}", &blanked[..f.start], &blanked[f.end..]),
             None => blanked,
@@ -286,21 +292,24 @@ impl Parser {
             ("task.train", Task::Lora),
         ]
         .iter()
-        .find(|(s, _)| lex.has(s, &text))
+        .find(|(s, _)| lex.has_in(&scan, s))
         .map(|(_, t)| *t)
-        .or_else(|| lex.has("task.inference", &text).then_some(Task::Inference));
-        a.image = lex.has("task.image", &text);
+        .or_else(|| {
+            lex.has_in(&scan, "task.inference")
+                .then_some(Task::Inference)
+        });
+        a.image = lex.has_in(&scan, "task.image");
         // "fp8 kv cache" and "不量化" are not weight formats: blank them out first.
         let mut prec_text = text.clone();
-        let kv = lex.find("kv.8bit", &text);
+        let kv = lex.find_in(&scan, "kv.8bit", &text, false);
         a.kv_8bit = kv.is_some();
-        for f in [kv, lex.find("precision.native", &text)]
+        for f in [kv, lex.find_in(&scan, "precision.native", &text, false)]
             .into_iter()
             .flatten()
         {
             prec_text.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
         }
-        let native = lex.has("precision.native", &text);
+        let native = lex.has_in(&scan, "precision.native");
         a.precision = [
             ("precision.fp32", Precision::Fp32),
             ("precision.fp8", Precision::Fp8),
@@ -313,13 +322,13 @@ impl Parser {
         .find(|(s, _)| lex.has(s, &prec_text))
         .map(|(_, p)| *p);
 
-        a.awq = lex.has("format.awq", &text);
-        a.optimizer_8bit = lex.has("optimizer.8bit", &text);
-        a.offload = lex.has("optimizer.offload", &text);
+        a.awq = lex.has_in(&scan, "format.awq");
+        a.optimizer_8bit = lex.has_in(&scan, "optimizer.8bit");
+        a.offload = lex.has_in(&scan, "optimizer.offload");
 
         // Numbers.
         let num =
-            |slot: &str, k_binary: bool| lex.find_with(slot, &text, k_binary).map(|f| f.value);
+            |slot: &str, k_binary: bool| lex.find_in(&scan, slot, &text, k_binary).map(|f| f.value);
         let bounded = |v: Option<f64>, name: &'static str, max: f64, p: &mut Option<Invalid>| {
             v.and_then(|v| {
                 if v > max {
@@ -376,23 +385,25 @@ impl Parser {
             || !a.gpus.is_empty()
             || a.gpu_count.is_some();
 
-        // Knowledge topics: the summed length of the triggers found.
-        let mut scored: Vec<(&String, usize)> = self
-            .topics
-            .iter()
-            .map(|(id, trig)| {
-                (
-                    id,
-                    trig.iter()
-                        .filter(|t| text.contains(t.as_str()))
-                        .map(|t| t.chars().count())
-                        .sum(),
-                )
-            })
+        // Knowledge topics: the summed length of the distinct triggers found.
+        let mut seen = vec![false; self.trigger_topic.len()];
+        let mut score = vec![0usize; self.topic_ids.len()];
+        for m in self.triggers.find_overlapping_iter(&text) {
+            let pi = m.pattern().as_usize();
+            if !std::mem::replace(&mut seen[pi], true) {
+                score[self.trigger_topic[pi]] += text[m.start()..m.end()].chars().count();
+            }
+        }
+        let mut scored: Vec<(usize, usize)> = score
+            .into_iter()
+            .enumerate()
             .filter(|(_, s)| *s > 0)
             .collect();
-        scored.sort_by_key(|(_, s)| std::cmp::Reverse(*s));
-        p.topics = scored.into_iter().map(|(id, _)| id.clone()).collect();
+        scored.sort_by_key(|(i, s)| (std::cmp::Reverse(*s), *i));
+        p.topics = scored
+            .into_iter()
+            .map(|(i, _)| self.topic_ids[i].clone())
+            .collect();
         p
     }
 }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# wrk against /v1/ask and /healthz of one release server on 127.0.0.1, then memory:
+# idle RSS and RSS after 100 000 distinct conversations in the memory store.
+#   cargo build --release && bash benches/http.sh        (needs wrk: apt-get install wrk)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+port=${PORT:-18080}
+dur=${DURATION:-10s}
+conns=${CONNECTIONS:-64}
+bin=target/release/gpu-advisor
+GPU_ADVISOR_LISTEN=127.0.0.1:$port "$bin" serve >/tmp/gpu-advisor-bench.log 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null || true' EXIT
+for _ in $(seq 50); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+rss() { awk '/VmRSS/ {print $2/1024 " MB"}' /proc/$pid/status; }
+echo "idle RSS: $(rss)"
+
+lua=$(mktemp --suffix .lua)
+cat >"$lua" <<'LUA'
+local qs = {"微调 Qwen-14B 要什么卡?", "4090 能跑 70B 吗", "预算三千五能干嘛", "A100 和 H100 怎么选", "NVLink 是什么", "T4 一年多少钱"}
+local n = 0
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+request = function()
+  n = n + 1
+  local body = string.format('{"text":"%s","conversation":"c%d-%d"}', qs[(n % #qs) + 1], math.random(1, 1000000000), n)
+  return wrk.format(nil, "/v1/ask", nil, body)
+end
+LUA
+echo "== /healthz"; wrk -t2 -c"$conns" -d"$dur" "http://127.0.0.1:$port/healthz"
+echo "== /v1/ask"; wrk -t2 -c"$conns" -d"$dur" -s "$lua" "http://127.0.0.1:$port/v1/ask"
+echo "RSS after the /v1/ask run: $(rss)"
+
+# 100 000 distinct conversations.
+cat >"$lua" <<'LUA'
+local n = 0
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+request = function()
+  n = n + 1
+  local body = string.format('{"text":"3090 能跑 13B 吗","conversation":"m%d-%d"}', n, math.random(1, 1000000000))
+  return wrk.format(nil, "/v1/ask", nil, body)
+end
+LUA
+wrk -t1 -c8 -d"${FILL:-20s}" -s "$lua" "http://127.0.0.1:$port/v1/ask" | grep -E "requests in|Requests/sec"
+echo "RSS with the memory store full of conversations: $(rss)"
+curl -fsS "http://127.0.0.1:$port/metrics" | grep -E '^gpu_advisor_questions_total\{channel="http",intent="(feasibility|recommend)"\}'
+rm -f "$lua"
