@@ -181,9 +181,7 @@ impl Advisor {
     /// Answers one question of a conversation.
     pub fn answer(&self, question: &str, state: &State) -> (Answer, State) {
         let parsed = self.parser.parse(question, self.catalog.billing.usd_cny);
-        let lang = parsed
-            .lang
-            .unwrap_or_else(|| state.last.as_ref().map_or(Lang::Zh, |_| Lang::Zh));
+        let lang = parsed.lang();
         let (intent, asked, followup) = decide(&parsed, state.last.as_ref());
         let workload = Workload::resolve(&asked, &self.catalog);
         let limits = Limits {

@@ -61,16 +61,26 @@ pub fn budget(ctx: &Context<'_>, ans: &mut Answer) {
                 why: None,
             });
         }
-        None => r.text(match lang {
-            Lang::Zh => format!(
-                "**预算 {}/月**：低于目录里最便宜的配置。最低的是 A16 切片，见价格表。",
-                money(b)
-            ),
-            Lang::En => format!(
-                "**Budget {}/month**: below the cheapest configuration in the catalog.",
-                money(b)
-            ),
-        }),
+        None => {
+            // The cheapest offer, by its lowest price, from the catalog.
+            let cheapest = cat
+                .offers
+                .iter()
+                .min_by(|x, y| x.price.min.total_cmp(&y.price.min));
+            let (name, price) = cheapest.map_or((String::new(), String::new()), |o| {
+                (
+                    t(lang, &o.name_zh, &o.name_en).to_string(),
+                    money_range(o.price),
+                )
+            });
+            r.text(match lang {
+                Lang::Zh => format!("**预算 {}/月**：低于目录里最便宜的配置（{name}，{price}/月）。", money(b)),
+                Lang::En => format!(
+                    "**Budget {}/month**: below the cheapest configuration in the catalog ({name}, {price}/month).",
+                    money(b)
+                ),
+            })
+        }
     }
     let limits = Limits {
         domestic: ctx.asked.domestic,
