@@ -4,7 +4,8 @@
 //! turns commands into questions, loads and saves the conversation state in the store,
 //! and runs the core. Adapters only translate payloads and render replies.
 
-use crate::advisor::{Advisor, Answer, Intent, State};
+use crate::advisor::{Answer, Intent, State};
+use crate::live::Live;
 use crate::metrics::Metrics;
 use crate::store::Store;
 use std::sync::Arc;
@@ -81,7 +82,7 @@ impl Default for Limits {
 }
 
 pub struct Chat {
-    pub advisor: Arc<Advisor>,
+    pub advisor: Arc<Live>,
     pub store: Arc<dyn Store>,
     pub metrics: Arc<Metrics>,
     pub limits: Limits,
@@ -199,7 +200,7 @@ impl Chat {
             }
         };
         let t0 = Instant::now();
-        let (answer, next) = self.advisor.answer(&question, &state);
+        let (answer, next) = self.advisor.get().answer(&question, &state);
         // Auto-answer only takes clear GPU questions; anything else stays quiet.
         if auto && matches!(answer.intent, Intent::Unknown | Intent::Help) {
             return Outcome::Silent(Silence::NotAddressed);

@@ -57,6 +57,9 @@ pub struct Settings {
     pub wecom_passive_max_bytes: usize,
     pub telegram: Option<Telegram>,
     pub discord: Option<Discord>,
+    /// Seconds between checks of catalog/ and intents/ for edits; 0 turns file watching
+    /// off (SIGHUP still reloads).
+    pub reload_poll_secs: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -97,6 +100,7 @@ impl Default for Settings {
             wecom_passive_max_bytes: 2048,
             telegram: None,
             discord: None,
+            reload_poll_secs: 2,
         }
     }
 }
@@ -118,6 +122,7 @@ struct FileSettings {
     log_format: Option<LogFormat>,
     console_url: Option<String>,
     wecom_passive_max_bytes: Option<usize>,
+    reload_poll_secs: Option<u64>,
 }
 
 /// Environment variables `Settings::load` reads (also checked against deploy/ files).
@@ -129,6 +134,7 @@ pub const ENV_VARS: &[&str] = &[
     "GPU_ADVISOR_UNANSWERED_LOG",
     "GPU_ADVISOR_LOG_FORMAT",
     "GPU_ADVISOR_CONSOLE_URL",
+    "GPU_ADVISOR_RELOAD_POLL_SECS",
     "WECOM_TOKEN",
     "WECOM_ENCODING_AES_KEY",
     "WECOM_CORP_ID",
@@ -212,6 +218,13 @@ impl Settings {
                 ))
             }
             None => f.log_format.unwrap_or_default(),
+        };
+        s.reload_poll_secs = match env("GPU_ADVISOR_RELOAD_POLL_SECS") {
+            Some(v) => v
+                .trim()
+                .parse()
+                .map_err(|_| format!("GPU_ADVISOR_RELOAD_POLL_SECS: not a number: {v:?}"))?,
+            None => f.reload_poll_secs.unwrap_or(s.reload_poll_secs),
         };
         s.wecom_passive_max_bytes = f
             .wecom_passive_max_bytes

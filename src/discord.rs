@@ -645,7 +645,7 @@ impl EventHandler for Handler {
             .set((ready.user.id, self.chat_for(&ready.user.name)));
         ctx.http.set_application_id(ready.application.id);
         tracing::info!(bot = %ready.user.name, guilds = ready.guilds.len(), "discord gateway ready");
-        let defs = command_definitions(&self.app.advisor.catalog);
+        let defs = command_definitions(&self.app.advisor.get().catalog);
         match ctx.http.create_global_commands(&defs).await {
             Ok(c) => tracing::info!(commands = c.len(), "discord commands registered"),
             Err(e) => tracing::warn!(error = %e, "discord: registering commands failed"),

@@ -8,6 +8,7 @@ pub mod config;
 pub mod data;
 pub mod discord;
 pub mod http;
+pub mod live;
 pub mod metrics;
 pub mod ratelimit;
 pub mod redis_store;

@@ -7,6 +7,7 @@ use gpu_advisor::{data, http};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 mod eval;
 
@@ -88,7 +89,7 @@ fn main() -> ExitCode {
         } => ask(&advisor, *json, *jsonl, &question.join(" ")),
         Command::Check => check(&cli, &advisor),
         Command::Eval { file } => eval::run(&advisor, file),
-        Command::Serve => serve(advisor, cli.config.as_deref(), cli.log_format.as_deref()),
+        Command::Serve => serve(advisor, &cli),
         Command::Report { file, top } => report(file, *top),
     }
 }
@@ -174,8 +175,14 @@ fn report(file: &std::path::Path, top: usize) -> ExitCode {
     }
 }
 
-fn serve(advisor: Advisor, config: Option<&std::path::Path>, log_format: Option<&str>) -> ExitCode {
-    let file = match config.map(std::fs::read_to_string).transpose() {
+fn serve(advisor: Advisor, cli: &Cli) -> ExitCode {
+    let log_format = cli.log_format.as_deref();
+    let file = match cli
+        .config
+        .as_deref()
+        .map(std::fs::read_to_string)
+        .transpose()
+    {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: --config: {e}");
@@ -220,26 +227,78 @@ fn serve(advisor: Advisor, config: Option<&std::path::Path>, log_format: Option<
             robot = settings.wecom_robot_webhook_url.is_some(),
             "adapters"
         );
+        let poll = Duration::from_secs(settings.reload_poll_secs);
         let app = http::App::new(advisor, settings).map_err(std::io::Error::other)?;
+        let reloader = gpu_advisor::live::Reloader {
+            catalog_dir: cli.catalog.clone(),
+            intents_dir: cli.intents.clone(),
+            live: std::sync::Arc::clone(&app.advisor),
+            metrics: std::sync::Arc::clone(&app.metrics),
+        };
+        tracing::info!(
+            catalog = %cli.catalog.display(),
+            intents = %cli.intents.display(),
+            poll_secs = poll.as_secs(),
+            "data reload on SIGHUP and file change"
+        );
+        // One shutdown signal, watched by every part that must stop cleanly.
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            let _ = stop_tx.send(true);
+        });
+        let stopped = move || {
+            let mut rx = stop_rx.clone();
+            async move {
+                let _ = rx.wait_for(|s| *s).await;
+            }
+        };
+        tokio::spawn(reloader.run(poll, stopped()));
         // Adapters with credentials: their webhook routes join the HTTP server.
         let mut router = http::router(std::sync::Arc::clone(&app));
+        let mut polling = None;
         if app.settings.telegram.is_some() {
-            match gpu_advisor::telegram::start(std::sync::Arc::clone(&app), shutdown_signal()).await
-            {
-                Ok(Some(r)) => router = router.merge(r),
-                Ok(None) => tracing::info!("telegram long polling started"),
+            match gpu_advisor::telegram::start(std::sync::Arc::clone(&app), stopped()).await {
+                Ok(gpu_advisor::telegram::Started::Webhook(r)) => router = router.merge(r),
+                Ok(gpu_advisor::telegram::Started::Polling(task)) => polling = Some(task),
                 Err(e) => tracing::error!(error = %e, "telegram adapter not started"),
             }
         }
         if app.settings.discord.is_some() {
-            match gpu_advisor::discord::start(std::sync::Arc::clone(&app), shutdown_signal()).await
-            {
+            match gpu_advisor::discord::start(std::sync::Arc::clone(&app), stopped()).await {
                 Ok(Some(r)) => router = router.merge(r),
                 Ok(None) => {}
                 Err(e) => return Err(std::io::Error::other(e)),
             }
         }
-        http::serve_router(listener, router, shutdown_signal()).await
+        // After the signal: no new connections, in-flight requests finish, and the poller
+        // finishes the update in hand and saves its offset, all within SHUTDOWN_GRACE (the
+        // process exits inside Kubernetes' and systemd's default stop timeouts).
+        let server = http::serve_router(listener, router, stopped());
+        let signalled = stopped();
+        let deadline = async move {
+            signalled.await;
+            tokio::time::Instant::now() + SHUTDOWN_GRACE
+        };
+        tokio::pin!(server, deadline);
+        let (served, until) = tokio::select! {
+            r = &mut server => (r, tokio::time::Instant::now() + Duration::from_secs(1)),
+            until = &mut deadline => {
+                match tokio::time::timeout_at(until, &mut server).await {
+                    Ok(r) => (r, until),
+                    Err(_) => {
+                        tracing::warn!("requests still running at the shutdown deadline; closing");
+                        (Ok(()), until)
+                    }
+                }
+            }
+        };
+        if let Some(task) = polling {
+            if tokio::time::timeout_at(until, task).await.is_err() {
+                tracing::warn!("telegram polling did not stop in time");
+            }
+        }
+        served
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -249,6 +308,9 @@ fn serve(advisor: Advisor, config: Option<&std::path::Path>, log_format: Option<
         }
     }
 }
+
+/// How long shutdown waits for the Telegram poller after the HTTP server has drained.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(9);
 
 /// Resolves on ctrl-c or SIGTERM.
 async fn shutdown_signal() {

@@ -31,6 +31,7 @@ pub struct Metrics {
     reply_sum_micros: AtomicU64,
     http: Mutex<BTreeMap<(String, u16), u64>>,
     pub reload_failures: AtomicU64,
+    pub reloads: AtomicU64,
 }
 
 impl Metrics {
@@ -138,6 +139,8 @@ impl Metrics {
             "gpu_advisor_reload_failures_total {}",
             v(&self.reload_failures)
         );
+        o.push_str("# HELP gpu_advisor_reloads_total Data reloads applied without a restart.\n# TYPE gpu_advisor_reloads_total counter\n");
+        let _ = writeln!(o, "gpu_advisor_reloads_total {}", v(&self.reloads));
         o
     }
 }

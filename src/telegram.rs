@@ -629,35 +629,39 @@ pub fn webhook_routes(app: Arc<App>, bot: Bot, me: Me) -> Router {
         .with_state(hook)
 }
 
-/// Starts the adapter for `serve`: `getMe` and the command menu, then either the webhook
-/// (`setWebhook`; the router to merge is returned) or long polling in a task (None).
+/// How the adapter runs once started.
+pub enum Started {
+    /// Webhook mode: the router to merge into the HTTP server.
+    Webhook(Router),
+    /// Long polling in a task; it ends after shutdown with the offset saved.
+    Polling(tokio::task::JoinHandle<()>),
+}
+
+/// Starts the adapter for `serve`. Webhook mode: `getMe`, the command menu and
+/// `setWebhook` now (the router is returned). Long polling: a task that retries `getMe`
+/// until the Bot API answers (a Telegram outage at start-up delays the bot, it does not
+/// stop it), then polls until `shutdown`.
 pub async fn start(
     app: Arc<App>,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<Option<Router>, String> {
+) -> Result<Started, String> {
     let tg = app
         .settings
         .telegram
         .clone()
         .ok_or("Telegram: TELOXIDE_TOKEN is not set")?;
     let bot = bot(&tg)?;
-    let me = get_me(&bot)
-        .await
-        .map_err(|e| format!("Telegram getMe: {e}"))?;
-    register_commands(&bot).await;
     match &tg.webhook_url {
         Some(url) => {
+            let me = get_me(&bot)
+                .await
+                .map_err(|e| format!("Telegram getMe: {e}"))?;
+            register_commands(&bot).await;
             set_webhook(&bot, url, tg.webhook_secret.as_ref().map(|s| s.expose())).await?;
             tracing::info!(bot = %me.0, "telegram webhook set");
-            Ok(Some(webhook_routes(app, bot, me)))
+            Ok(Started::Webhook(webhook_routes(app, bot, me)))
         }
-        None => {
-            tokio::spawn(async move {
-                let mut stop = Shutdown::new(shutdown);
-                poll_loop(app, bot, me, &mut stop).await;
-            });
-            Ok(None)
-        }
+        None => Ok(Started::Polling(tokio::spawn(run_polling(app, shutdown)))),
     }
 }
 

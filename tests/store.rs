@@ -199,7 +199,7 @@ fn redis_down_degrades_instead_of_hanging() {
 
 fn chat(store: Arc<dyn Store>) -> Chat {
     Chat {
-        advisor: Arc::new(data::embedded()),
+        advisor: Arc::new(gpu_advisor::live::Live::new(data::embedded())),
         store,
         metrics: Arc::new(Metrics::new()),
         limits: Limits::default(),

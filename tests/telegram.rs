@@ -470,8 +470,10 @@ async fn webhook_checks_the_secret_and_answers_a_retried_update_once() {
     )
     .await
     .unwrap()
-    .unwrap()
-    .expect("webhook mode returns the router");
+    .unwrap();
+    let telegram::Started::Webhook(router) = router else {
+        panic!("webhook mode returns the router")
+    };
     let hooks = st.webhooks.lock().unwrap().clone();
     assert_eq!(hooks.len(), 1);
     assert!(

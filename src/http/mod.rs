@@ -10,6 +10,7 @@ pub use crate::metrics;
 use crate::advisor::{Advisor, Answer, Intent};
 use crate::app::{Chat, Limits};
 use crate::config::Settings;
+use crate::live::Live;
 use crate::ratelimit::Buckets;
 use crate::redis_store::RedisStore;
 use crate::store::TtlMap;
@@ -50,7 +51,8 @@ impl Channel {
 
 /// Shared state of the server.
 pub struct App {
-    pub advisor: Arc<Advisor>,
+    /// The advisor in use; replaced by a reload.
+    pub advisor: Arc<Live>,
     pub settings: Settings,
     pub metrics: Arc<metrics::Metrics>,
     pub store: Arc<dyn Store>,
@@ -86,7 +88,7 @@ impl App {
             Some(url) => Arc::new(RedisStore::new(url).map_err(|e| format!("REDIS_URL: {e}"))?),
             None => Arc::new(MemoryStore::new(MAX_CONVERSATIONS)),
         };
-        let advisor = Arc::new(advisor);
+        let advisor = Arc::new(Live::new(advisor));
         let metrics = Arc::new(metrics::Metrics::new());
         let chat = Arc::new(Chat {
             advisor: Arc::clone(&advisor),
@@ -137,7 +139,7 @@ impl App {
                 }
             }
         }
-        let (answer, next) = self.advisor.answer(text, &state.unwrap_or_default());
+        let (answer, next) = self.advisor.get().answer(text, &state.unwrap_or_default());
         if let Some(k) = key {
             if let Err(e) = self.store.save(&k, &next, CONVERSATION_TTL).await {
                 tracing::warn!(error = %e, "store unavailable: conversation state not saved");
@@ -327,7 +329,8 @@ async fn ask(
 }
 
 async fn catalog(AxState(app): AxState<Arc<App>>) -> Response {
-    let cat = &app.advisor.catalog;
+    let advisor = app.advisor.get();
+    let cat = &advisor.catalog;
     let offers: Vec<_> = cat
         .offers
         .iter()
