@@ -48,6 +48,27 @@ pub struct Inbound {
     pub group: bool,
     pub mentions_bot: bool,
     pub replies_to_bot: bool,
+    /// The platform confirmed the sender may change this chat's settings (a group admin
+    /// or owner; Discord: Manage Server). Adapters check it only for `/auto`.
+    pub admin: bool,
+}
+
+/// `/auto on|off` (or `/auto@bot …`): Some(Some(on)), Some(None) for `/auto` with another
+/// argument, None for any other text.
+pub fn auto_command(text: &str, bot_name: &str) -> Option<Option<bool>> {
+    let rest = text.trim().strip_prefix('/')?;
+    let (head, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    let (cmd, target) = head.split_once('@').unwrap_or((head, ""));
+    if !cmd.eq_ignore_ascii_case("auto")
+        || (!target.is_empty() && !bot_name.is_empty() && !target.eq_ignore_ascii_case(bot_name))
+    {
+        return None;
+    }
+    Some(match args.trim().to_lowercase().as_str() {
+        "on" | "true" | "1" | "开" | "开启" | "打开" => Some(true),
+        "off" | "false" | "0" | "关" | "关闭" => Some(false),
+        _ => None,
+    })
 }
 
 /// Why a message got no answer.
@@ -123,6 +144,7 @@ pub fn command_question(text: &str, bot_name: &str) -> Option<Option<String>> {
             }
         }
         "budget" => format!("预算 {args}"),
+        "auto" => "/auto".to_string(),
         _ => return Some(None),
     };
     Some(Some(q))
@@ -186,6 +208,9 @@ impl Chat {
         }
         if let Some(outcome) = self.rate_limited(m).await {
             return outcome;
+        }
+        if let Some(on) = auto_command(&m.text, &self.bot_name) {
+            return self.auto_setting(m, on).await;
         }
         let question = match &command {
             Some(Some(q)) => q.clone(),
@@ -251,6 +276,46 @@ impl Chat {
             }
         }
         None
+    }
+
+    /// `/auto on|off` from a group admin: the chat's auto-answer setting.
+    async fn auto_setting(&self, m: &Inbound, on: Option<bool>) -> Outcome {
+        let notice = |zh: &str, en: &str| Outcome::Notice(format!("{zh}\n{en}"));
+        let Some(on) = on else {
+            return notice(
+                "用法：/auto on 或 /auto off（群管理员）。开启后，本群里明确的 GPU 问题不必 @ 我也会回答。",
+                "Usage: /auto on or /auto off (group admins). When on, clear GPU questions in this group get answers without a mention.",
+            );
+        };
+        if !m.group {
+            return notice(
+                "私聊里我本来就回答每条消息，/auto 只在群里有用。",
+                "In a private chat I answer every message already; /auto is for groups.",
+            );
+        }
+        if !m.admin {
+            return notice(
+                "只有群管理员可以更改自动回答设置。",
+                "Only group admins can change the auto-answer setting.",
+            );
+        }
+        match self.set_auto(m.platform, &m.chat, on).await {
+            Ok(()) if on => notice(
+                "已开启自动回答：本群里明确的 GPU 问题不必 @ 我也会回答（其他消息不打扰）。",
+                "Auto-answer is on: clear GPU questions in this group get answers without a mention; other messages are left alone.",
+            ),
+            Ok(()) => notice(
+                "已关闭自动回答：在群里请 @ 我、回复我的消息或使用命令。",
+                "Auto-answer is off: in this group, mention me, reply to me or use a command.",
+            ),
+            Err(e) => {
+                tracing::warn!(error = %e, "store unavailable: auto-answer setting not saved");
+                notice(
+                    "暂时无法保存设置，请稍后再试。",
+                    "The setting could not be saved just now; please try again shortly.",
+                )
+            }
+        }
     }
 
     /// Turns auto-answering of clear GPU questions in a group on or off.

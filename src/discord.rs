@@ -180,6 +180,18 @@ pub fn command_definitions(catalog: &Catalog) -> serde_json::Value {
                 with_choices(string_opt("b", "Second card", "第二张卡", true), &cards),
             ],
         },
+        {
+            "name": "auto", "type": 1,
+            "description": "Answer clear GPU questions in this channel without a mention",
+            "description_localizations": {"zh-CN": "本频道中明确的 GPU 问题无需 @ 也回答"},
+            // Shown to members with Manage Server only; checked again on use.
+            "default_member_permissions": "32",
+            "dm_permission": false,
+            "options": [with_choices(
+                string_opt("enabled", "on or off", "开启或关闭", true),
+                &[choice("on", "on"), choice("off", "off")],
+            )],
+        },
     ])
 }
 
@@ -194,7 +206,12 @@ pub struct SlashCommand {
     pub chat: String,
     pub user: String,
     pub guild: bool,
+    /// The invoking member has Administrator or Manage Server.
+    pub admin: bool,
 }
+
+/// Discord permission bits (ADMINISTRATOR, MANAGE_GUILD) that may change chat settings.
+const SETTINGS_PERMISSIONS: u64 = 0x8 | 0x20;
 
 impl SlashCommand {
     fn option(&self, name: &str) -> &str {
@@ -218,6 +235,7 @@ impl SlashCommand {
                 one_word(self.option("b"))
             ),
             "help" => "/help".to_string(),
+            "auto" => format!("/auto {}", self.option("enabled")),
             _ => return None,
         };
         Some(t.trim_end().to_string())
@@ -234,6 +252,7 @@ impl SlashCommand {
             group: self.guild,
             mentions_bot: true,
             replies_to_bot: false,
+            admin: self.admin,
         })
     }
 
@@ -274,6 +293,11 @@ impl SlashCommand {
             chat,
             user,
             guild: guild.is_some(),
+            admin: v
+                .pointer("/member/permissions")
+                .and_then(|p| p.as_str())
+                .and_then(|p| p.parse::<u64>().ok())
+                .is_some_and(|p| p & SETTINGS_PERMISSIONS != 0),
         })
     }
 
@@ -302,6 +326,11 @@ impl SlashCommand {
             chat: ci.channel_id.to_string(),
             user: user.to_string(),
             guild: ci.guild_id.is_some(),
+            admin: ci
+                .member
+                .as_ref()
+                .and_then(|m| m.permissions)
+                .is_some_and(|p| p.bits() & SETTINGS_PERMISSIONS != 0),
         }
     }
 }
@@ -552,6 +581,9 @@ pub fn inbound_from_message(msg: &Message, bot: UserId) -> Option<Inbound> {
         group: msg.guild_id.is_some(),
         mentions_bot,
         replies_to_bot,
+        // Settings change through the `/auto` slash command, whose member permissions
+        // Discord supplies.
+        admin: false,
     })
 }
 

@@ -145,6 +145,12 @@ pub fn message_inbound(msg: &Message, bot_username: &str, bot_id: UserId) -> Opt
         group: msg.chat.is_group() || msg.chat.is_supergroup(),
         mentions_bot,
         replies_to_bot,
+        // An anonymous admin (writing as the group itself) is an admin; others are
+        // checked with getChatMember when they send `/auto`.
+        admin: msg
+            .sender_chat
+            .as_ref()
+            .is_some_and(|c| c.id == msg.chat.id),
     })
 }
 
@@ -282,9 +288,12 @@ pub async fn answer_as(
     let UpdateKind::Message(msg) = &update.kind else {
         return Ok(());
     };
-    let Some(m) = message_inbound(msg, &chat.bot_name, bot_id) else {
+    let Some(mut m) = message_inbound(msg, &chat.bot_name, bot_id) else {
         return Ok(());
     };
+    if m.group && !m.admin && crate::app::auto_command(&m.text, &chat.bot_name).is_some() {
+        m.admin = is_chat_admin(bot, msg).await;
+    }
     if likely_answered(&m) {
         // Best effort and in the background: the indicator must not delay the answer.
         let typing = bot.send_chat_action(msg.chat.id, ChatAction::Typing).send();
@@ -308,6 +317,21 @@ pub async fn answer_as(
         }
     };
     send_parts(bot, msg, parts).await
+}
+
+/// `getChatMember`: is the sender an administrator or the owner of this chat? An API
+/// failure counts as no (the setting stays as it is, the sender can try again).
+async fn is_chat_admin(bot: &Bot, msg: &Message) -> bool {
+    let Some(user) = msg.from.as_ref() else {
+        return false;
+    };
+    match bot.get_chat_member(msg.chat.id, user.id).send().await {
+        Ok(member) => member.is_privileged(),
+        Err(e) => {
+            tracing::warn!(error = %e, "telegram getChatMember failed; /auto refused");
+            false
+        }
+    }
 }
 
 /// The command menu: (command, English description, Chinese description).
@@ -335,6 +359,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "budget",
         "<amount> What a monthly budget rents",
         "<金额> 每月预算能租什么",
+    ),
+    (
+        "auto",
+        "on|off Answer clear GPU questions here without a mention (admins)",
+        "on|off 本群明确的 GPU 问题无需 @ 也回答（管理员）",
     ),
 ];
 

@@ -104,6 +104,24 @@ async fn command(url: &str, id: &str, name: &str, options: &[(&str, &str)]) -> s
     v
 }
 
+#[tokio::test]
+async fn auto_answer_is_switched_by_members_with_manage_server_only() {
+    let url = serve_interactions().await;
+    let auto = |id: &str, permissions: &str| {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&command_body(id, "auto", &[("enabled", "on")])).unwrap();
+        v["member"]["permissions"] = serde_json::json!(permissions);
+        v.to_string()
+    };
+    // SEND_MESSAGES | VIEW_CHANNEL only.
+    let (status, v) = post_signed(&url, &auto("91", "3072"), now()).await;
+    assert_eq!(status, 200, "{v}");
+    assert!(content(&v).contains("Only group admins"), "{v}");
+    // MANAGE_GUILD.
+    let (_, v) = post_signed(&url, &auto("92", "32"), now()).await;
+    assert!(content(&v).contains("Auto-answer is on"), "{v}");
+}
+
 fn content(v: &serde_json::Value) -> &str {
     v["data"]["content"].as_str().unwrap_or("")
 }
@@ -259,7 +277,9 @@ fn command_definitions_have_catalog_choices() {
     let defs = discord::command_definitions(&adv.catalog);
     let cmds = defs.as_array().unwrap();
     let names: Vec<_> = cmds.iter().map(|c| c["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["gpu", "price", "faq", "compare"]);
+    assert_eq!(names, ["gpu", "price", "faq", "compare", "auto"]);
+    assert_eq!(cmds[4]["default_member_permissions"], "32", "Manage Server");
+    assert_eq!(cmds[4]["dm_permission"], false);
     let choices = |cmd: usize, opt: usize| -> Vec<String> {
         cmds[cmd]["options"][opt]["choices"]
             .as_array()

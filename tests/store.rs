@@ -217,6 +217,7 @@ fn msg(id: &str, text: &str) -> Inbound {
         group: true,
         mentions_bot: true,
         replies_to_bot: false,
+        admin: false,
     }
 }
 
@@ -276,15 +277,42 @@ fn addressing_duplicates_and_rate_limits() {
             Outcome::Silent(Silence::NotAddressed)
         ));
 
-        // Auto mode answers clear GPU questions without a mention, and nothing else.
-        c.set_auto(Platform::Telegram, "-100", true)
-            .await
-            .expect("set");
+        // `/auto on` from a member who is not an admin changes nothing.
+        let mut toggle = quiet.clone();
+        toggle.message_id = "t1".into();
+        toggle.text = "/auto@gpu_bot on".into();
+        let Outcome::Notice(n) = c.handle(&toggle).await else {
+            panic!("a notice")
+        };
+        assert!(n.contains("admin"), "{n}");
         let mut auto = quiet.clone();
+        auto.message_id = "a0".into();
+        assert!(matches!(
+            c.handle(&auto).await,
+            Outcome::Silent(Silence::NotAddressed)
+        ));
+        // From an admin it turns auto mode on.
+        toggle.message_id = "t2".into();
+        toggle.admin = true;
+        let Outcome::Notice(n) = c.handle(&toggle).await else {
+            panic!("a notice")
+        };
+        assert!(n.contains("Auto-answer is on"), "{n}");
+        // Auto mode answers clear GPU questions without a mention, and nothing else.
         auto.message_id = "a1".into();
         assert!(matches!(c.handle(&auto).await, Outcome::Answer(_)));
         auto.message_id = "a2".into();
         auto.text = "明天放假吗".into();
+        assert!(matches!(
+            c.handle(&auto).await,
+            Outcome::Silent(Silence::NotAddressed)
+        ));
+        // And `/auto off` turns it off again.
+        toggle.message_id = "t3".into();
+        toggle.text = "/auto off".into();
+        assert!(matches!(c.handle(&toggle).await, Outcome::Notice(_)));
+        auto.message_id = "a3".into();
+        auto.text = "4090 能跑 70B 吗".into();
         assert!(matches!(
             c.handle(&auto).await,
             Outcome::Silent(Silence::NotAddressed)

@@ -128,6 +128,26 @@ async fn method(
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
         }
+        "getchatmember" => {
+            let user = v["user_id"]
+                .as_i64()
+                .or_else(|| v["user_id"].as_str().and_then(|s| s.parse().ok()))
+                .expect("user_id");
+            let u = json!({"id": user, "is_bot": false, "first_name": "Li"});
+            if user == ADMIN {
+                ok(json!({
+                    "status": "administrator", "user": u, "can_be_edited": false,
+                    "is_anonymous": false, "can_manage_chat": true, "can_delete_messages": true,
+                    "can_manage_video_chats": true, "can_restrict_members": true,
+                    "can_promote_members": false, "can_change_info": true,
+                    "can_invite_users": true, "can_post_stories": false,
+                    "can_edit_stories": false, "can_delete_stories": false,
+                    "can_pin_messages": true, "can_manage_topics": false
+                }))
+            } else {
+                ok(json!({"status": "member", "user": u}))
+            }
+        }
         "sendmessage" => {
             let n = st.send_attempts.fetch_add(1, Ordering::SeqCst);
             if st
@@ -254,6 +274,41 @@ fn sent(st: &Fake) -> Vec<Value> {
 }
 
 const GROUP: i64 = -1001234567890;
+/// The group admin of the fake's getChatMember.
+const ADMIN: i64 = 900;
+
+#[tokio::test]
+async fn only_an_admin_turns_on_auto_answer_in_a_group() {
+    let (url, st) = fake().await;
+    let app = app(&url, None);
+    st.updates.lock().unwrap().extend([
+        update(800, 81, GROUP, 501, "/auto@gpu_advisor_bot on"),
+        update(801, 82, GROUP, 502, "4090 能跑 70B 吗"),
+        update(802, 83, GROUP, ADMIN, "/auto on"),
+        update(803, 84, GROUP, 503, "4090 能跑 70B 吗"),
+        update(804, 85, GROUP, 504, "今晚一起吃饭吗"),
+    ]);
+    poll_through(&app, &st, 804).await;
+    let sent = sent(&st);
+    let to = |id: i64| {
+        sent.iter()
+            .filter(|m| m["reply_parameters"]["message_id"] == json!(id))
+            .map(|m| m["text"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(to(81)[0].contains("admins"), "{sent:#?}");
+    assert!(to(82).is_empty(), "auto-answer still off: {sent:#?}");
+    assert!(to(83)[0].contains("Auto-answer is on"), "{sent:#?}");
+    assert!(to(84)[0].contains("RTX 4090"), "{sent:#?}");
+    assert!(to(85).is_empty(), "chatter stays unanswered: {sent:#?}");
+    assert_eq!(sent.len(), 3, "{sent:#?}");
+    let asked = st.methods.lock().unwrap().clone();
+    assert_eq!(
+        asked.iter().filter(|m| *m == "getchatmember").count(),
+        2,
+        "{asked:?}"
+    );
+}
 
 #[tokio::test]
 async fn group_mention_gets_one_html_reply_and_plain_chatter_none() {
@@ -416,7 +471,7 @@ async fn commands_are_registered_in_english_and_chinese() {
             .collect()
     };
     let want = [
-        "start", "help", "gpu", "price", "cards", "faq", "compare", "budget",
+        "start", "help", "gpu", "price", "cards", "faq", "compare", "budget", "auto",
     ];
     let en = calls
         .iter()
