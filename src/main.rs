@@ -53,6 +53,9 @@ enum Command {
     Check,
     /// Scores an evaluation corpus (JSONL).
     Eval { file: PathBuf },
+    /// Prints the Discord slash-command definitions (JSON) built from the catalog, for
+    /// registering them when only the interactions endpoint runs.
+    DiscordCommands,
     /// Summarises the most frequent unanswered questions of an unanswered log or JSON server log.
     Report {
         file: PathBuf,
@@ -88,6 +91,13 @@ fn main() -> ExitCode {
             question,
         } => ask(&advisor, *json, *jsonl, &question.join(" ")),
         Command::Check => check(&cli, &advisor),
+        Command::DiscordCommands => {
+            println!(
+                "{:#}",
+                gpu_advisor::discord::command_definitions(&advisor.catalog)
+            );
+            ExitCode::SUCCESS
+        }
         Command::Eval { file } => eval::run(&advisor, file),
         Command::Serve => serve(advisor, &cli),
         Command::Report { file, top } => report(file, *top),

@@ -83,3 +83,17 @@ fn binary_input_does_not_crash() {
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
 }
+
+#[test]
+fn discord_commands_prints_the_registration_json() {
+    let out = bin().args(["discord-commands"]).output().expect("runs");
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let names: Vec<&str> = v
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|c| c["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["gpu", "price", "faq", "compare", "auto"]);
+}
