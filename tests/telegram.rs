@@ -34,6 +34,15 @@ struct Fake {
     actions: Mutex<Vec<Value>>,
     methods: Mutex<Vec<String>>,
     webhooks: Mutex<Vec<String>>,
+    /// How many getMe calls still get a 500.
+    fail_get_me: AtomicUsize,
+    /// How many getUpdates calls still fail: 500 and 429 (retry_after 1) in turn.
+    fail_updates: AtomicUsize,
+}
+
+fn take_one(n: &AtomicUsize) -> Option<usize> {
+    n.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |f| f.checked_sub(1))
+        .ok()
 }
 
 fn ok(result: Value) -> Response {
@@ -93,7 +102,25 @@ async fn method(
     // Method names are case-insensitive (teloxide sends `GetMe`).
     let name = name.to_ascii_lowercase();
     st.methods.lock().unwrap().push(name.clone());
+    let server_error = || {
+        api_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Internal Server Error",
+            None,
+        )
+    };
     match name.as_str() {
+        "getme" if take_one(&st.fail_get_me).is_some() => server_error(),
+        // `left` counts down: 429 first, then 500.
+        "getupdates" => match take_one(&st.fail_updates) {
+            Some(left) if left % 2 == 0 => api_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "Too Many Requests: retry after 1",
+                Some(json!({"retry_after": 1})),
+            ),
+            Some(_) => server_error(),
+            None => get_updates(&st, &v).await,
+        },
         "getme" => ok(json!({
             "id": BOT_ID, "is_bot": true, "first_name": "GPU Advisor",
             "username": "gpu_advisor_bot", "can_join_groups": true,
@@ -108,25 +135,6 @@ async fn method(
                 _ => {}
             }
             ok(json!(true))
-        }
-        "getupdates" => {
-            let offset = v.get("offset").and_then(Value::as_i64);
-            st.offsets.lock().unwrap().push(offset);
-            let t0 = Instant::now();
-            loop {
-                let ready: Vec<Value> = st
-                    .updates
-                    .lock()
-                    .unwrap()
-                    .iter()
-                    .filter(|u| offset.is_none_or(|o| u["update_id"].as_i64().unwrap() >= o))
-                    .cloned()
-                    .collect();
-                if !ready.is_empty() || t0.elapsed() > Duration::from_millis(300) {
-                    return ok(Value::Array(ready));
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
         }
         "getchatmember" => {
             let user = v["user_id"]
@@ -170,6 +178,28 @@ async fn method(
             }))
         }
         _ => api_error(StatusCode::NOT_FOUND, "Not Found: method not found", None),
+    }
+}
+
+/// `getUpdates`: the updates from `offset` on, waiting up to 300 ms for some (a short
+/// long poll).
+async fn get_updates(st: &Fake, v: &Value) -> Response {
+    let offset = v.get("offset").and_then(Value::as_i64);
+    st.offsets.lock().unwrap().push(offset);
+    let t0 = Instant::now();
+    loop {
+        let ready: Vec<Value> = st
+            .updates
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|u| offset.is_none_or(|o| u["update_id"].as_i64().unwrap() >= o))
+            .cloned()
+            .collect();
+        if !ready.is_empty() || t0.elapsed() > Duration::from_millis(300) {
+            return ok(Value::Array(ready));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
@@ -252,7 +282,7 @@ async fn poll_through(app: &Arc<App>, st: &Arc<Fake>, last: impl Into<Option<i64
     }));
     wait_for(
         "getUpdates past the last update",
-        Duration::from_secs(20),
+        Duration::from_secs(40),
         || {
             let offsets = st.offsets.lock().unwrap();
             match last {
@@ -589,6 +619,47 @@ async fn webhook_checks_the_secret_and_answers_a_retried_update_once() {
     );
     assert_eq!(sent[0]["reply_parameters"]["message_id"], json!(71));
     assert!(sent[0]["text"].as_str().unwrap().contains("RTX 4090"));
+}
+
+#[tokio::test]
+async fn an_api_outage_delays_updates_but_loses_and_repeats_none() {
+    let (url, st) = fake().await;
+    let app = app(&url, None);
+    // getMe fails at start-up, getUpdates fails with 429 and then 500, and one
+    // sendMessage gets flood control. (teloxide itself waits 10 s after any 5xx before
+    // it reports the error, so each 500 here costs 10 s.)
+    st.fail_get_me.store(1, Ordering::SeqCst);
+    st.fail_updates.store(2, Ordering::SeqCst);
+    st.fail_sends.store(1, Ordering::SeqCst);
+    let questions = [
+        "4090 能跑 70B 吗",
+        "/price a100",
+        "T4 多少钱",
+        "预算 3500",
+        "H100 80G 多少钱",
+    ];
+    st.updates.lock().unwrap().extend(
+        questions
+            .iter()
+            .enumerate()
+            .map(|(i, q)| update(900 + i as i64, 91 + i as i64, 555, 555, q)),
+    );
+    poll_through(&app, &st, 904).await;
+    let sent = sent(&st);
+    for id in 91..96 {
+        let n = sent
+            .iter()
+            .filter(|m| m["reply_parameters"]["message_id"] == json!(id))
+            .count();
+        assert_eq!(n, 1, "message {id} answered {n} times: {sent:#?}");
+    }
+    assert_eq!(sent.len(), 5, "{sent:#?}");
+    let methods = st.methods.lock().unwrap().clone();
+    assert!(
+        methods.iter().filter(|m| *m == "getme").count() >= 2,
+        "getMe retried: {methods:?}"
+    );
+    assert_eq!(st.fail_updates.load(Ordering::SeqCst), 0, "outage served");
 }
 
 #[tokio::test]
