@@ -32,6 +32,9 @@ pub struct Metrics {
     http: Mutex<BTreeMap<(String, u16), u64>>,
     pub reload_failures: AtomicU64,
     pub reloads: AtomicU64,
+    pub store_errors: AtomicU64,
+    /// 1 while the last store call worked.
+    pub store_up: AtomicU64,
 }
 
 impl Metrics {
@@ -141,6 +144,14 @@ impl Metrics {
         );
         o.push_str("# HELP gpu_advisor_reloads_total Data reloads applied without a restart.\n# TYPE gpu_advisor_reloads_total counter\n");
         let _ = writeln!(o, "gpu_advisor_reloads_total {}", v(&self.reloads));
+        o.push_str("# HELP gpu_advisor_store_errors_total Store (Redis) calls that failed; answers went on without context.\n# TYPE gpu_advisor_store_errors_total counter\n");
+        let _ = writeln!(
+            o,
+            "gpu_advisor_store_errors_total {}",
+            v(&self.store_errors)
+        );
+        o.push_str("# HELP gpu_advisor_store_up 1 while the last store call worked.\n# TYPE gpu_advisor_store_up gauge\n");
+        let _ = writeln!(o, "gpu_advisor_store_up {}", v(&self.store_up));
         o
     }
 }

@@ -192,3 +192,73 @@ mod tests {
         assert_eq!(m.get("k9"), Some(9));
     }
 }
+
+/// A store that reports on its backend: every failed call counts in
+/// `gpu_advisor_store_errors_total`, `gpu_advisor_store_up` says whether the last call
+/// worked, and the change each way is logged once (not once per call), so an outage is
+/// visible in logs, metrics and alerts while the bot keeps answering without context.
+pub struct Observed {
+    inner: std::sync::Arc<dyn Store>,
+    metrics: std::sync::Arc<crate::metrics::Metrics>,
+}
+
+impl Observed {
+    pub fn new(
+        inner: std::sync::Arc<dyn Store>,
+        metrics: std::sync::Arc<crate::metrics::Metrics>,
+    ) -> Observed {
+        metrics
+            .store_up
+            .store(1, std::sync::atomic::Ordering::Relaxed);
+        Observed { inner, metrics }
+    }
+
+    fn watch<'a, T: Send + 'a>(&'a self, call: StoreFuture<'a, T>) -> StoreFuture<'a, T> {
+        use std::sync::atomic::Ordering::Relaxed;
+        Box::pin(async move {
+            let r = call.await;
+            let backend = self.inner.name();
+            match &r {
+                Ok(_) => {
+                    if self.metrics.store_up.swap(1, Relaxed) == 0 {
+                        tracing::info!(
+                            backend,
+                            "store reachable again: conversation context restored"
+                        );
+                    }
+                }
+                Err(e) => {
+                    self.metrics.store_errors.fetch_add(1, Relaxed);
+                    if self.metrics.store_up.swap(0, Relaxed) == 1 {
+                        tracing::error!(backend, error = %e, "store unavailable: answering without conversation context, duplicate checks or shared rate limits until it returns");
+                    }
+                }
+            }
+            r
+        })
+    }
+}
+
+impl Store for Observed {
+    fn load(&self, key: &str) -> StoreFuture<'_, Option<State>> {
+        self.watch(self.inner.load(key))
+    }
+    fn save(&self, key: &str, state: &State, ttl: Duration) -> StoreFuture<'_, ()> {
+        self.watch(self.inner.save(key, state, ttl))
+    }
+    fn first_seen(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool> {
+        self.watch(self.inner.first_seen(key, ttl))
+    }
+    fn hit(&self, key: &str, window: Duration) -> StoreFuture<'_, u64> {
+        self.watch(self.inner.hit(key, window))
+    }
+    fn setting(&self, key: &str) -> StoreFuture<'_, Option<String>> {
+        self.watch(self.inner.setting(key))
+    }
+    fn set_setting(&self, key: &str, value: &str) -> StoreFuture<'_, ()> {
+        self.watch(self.inner.set_setting(key, value))
+    }
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+}

@@ -8,9 +8,10 @@ use gpu_advisor::app::{Chat, Inbound, Limits, Outcome, Platform, Silence};
 use gpu_advisor::data;
 use gpu_advisor::metrics::Metrics;
 use gpu_advisor::redis_store::RedisStore;
-use gpu_advisor::store::{MemoryStore, Store};
+use gpu_advisor::store::{MemoryStore, Observed, Store};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -37,7 +38,11 @@ fn free_port() -> u16 {
 
 /// Starts `redis-server` on a free port, or None when it is not installed (outside CI).
 fn redis_server() -> Option<RedisServer> {
-    let port = free_port();
+    redis_server_on(free_port())
+}
+
+/// Starts `redis-server` on `port` (see `redis_server`).
+fn redis_server_on(port: u16) -> Option<RedisServer> {
     let dir = std::env::temp_dir().join(format!("gpu-advisor-redis-{}-{port}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let child = Command::new("redis-server")
@@ -337,4 +342,77 @@ fn addressing_duplicates_and_rate_limits() {
         }
         assert_eq!((answers, notices), (10, 1));
     });
+}
+
+#[test]
+fn redis_outage_at_start_and_mid_run_degrades_then_recovers() {
+    let port = free_port();
+    let metrics = Arc::new(Metrics::new());
+    let redis = RedisStore::new(&format!("redis://127.0.0.1:{port}/")).expect("url");
+    let c = chat(Arc::new(Observed::new(
+        Arc::new(redis),
+        Arc::clone(&metrics),
+    )));
+    let up = || metrics.store_up.load(Ordering::Relaxed);
+    let errors = || metrics.store_errors.load(Ordering::Relaxed);
+    let rt = rt();
+    let ask = |user: &str, id: &str, text: &str| {
+        let mut m = msg(id, text);
+        m.user = user.into();
+        match rt.block_on(c.handle(&m)) {
+            Outcome::Answer(a) => a,
+            other => panic!("{text}: answered without the store, got {other:?}"),
+        }
+    };
+    // A follow-up that only makes sense with the first turn's context.
+    let follow_up_works = |user: &str, id: &str| {
+        ask(user, &format!("{id}a"), "@gpu_bot 3090 能跑 13B 吗");
+        ask(user, &format!("{id}b"), "@gpu_bot INT4 呢")
+            .verdict
+            .is_some_and(|v| v.fits)
+    };
+
+    // Down at start: answers still come, without context; the outage is counted.
+    let a = ask("u1", "1", "@gpu_bot 3090 能跑 13B 吗");
+    assert_eq!(a.verdict.as_ref().map(|v| v.fits), Some(false));
+    assert_eq!(up(), 0);
+    assert!(errors() > 0);
+    assert!(!follow_up_works("u1", "2"), "no context without the store");
+
+    // Redis comes up: context works again without a restart.
+    let Some(server) = redis_server_on(port) else {
+        return;
+    };
+    let t0 = std::time::Instant::now();
+    let mut n = 0;
+    while !follow_up_works(&format!("u2-{n}"), &format!("3-{n}")) {
+        assert!(t0.elapsed() < Duration::from_secs(15), "no recovery");
+        std::thread::sleep(Duration::from_millis(200));
+        n += 1;
+    }
+    assert_eq!(up(), 1);
+
+    // Down mid-run: still answering, counted again.
+    drop(server);
+    let before = errors();
+    let a = ask("u3", "4", "@gpu_bot 4090 能跑 70B 吗");
+    assert!(a.verdict.is_some());
+    assert_eq!(up(), 0);
+    assert!(errors() > before);
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(!ask("u3", "5", "@gpu_bot T4 多少钱").reply.is_empty());
+
+    // And back again.
+    let _server = redis_server_on(port).expect("restart");
+    let t0 = std::time::Instant::now();
+    let mut n = 0;
+    while !follow_up_works(&format!("u4-{n}"), &format!("6-{n}")) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(15),
+            "no recovery after the restart"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+        n += 1;
+    }
+    assert_eq!(up(), 1);
 }

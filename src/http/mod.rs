@@ -14,7 +14,7 @@ use crate::live::Live;
 use crate::ratelimit::Buckets;
 use crate::redis_store::RedisStore;
 use crate::store::TtlMap;
-use crate::store::{MemoryStore, Store};
+use crate::store::{MemoryStore, Observed, Store};
 use axum::extract::{ConnectInfo, MatchedPath, Request, State as AxState};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
@@ -90,6 +90,7 @@ impl App {
         };
         let advisor = Arc::new(Live::new(advisor));
         let metrics = Arc::new(metrics::Metrics::new());
+        let store: Arc<dyn Store> = Arc::new(Observed::new(store, Arc::clone(&metrics)));
         let chat = Arc::new(Chat {
             advisor: Arc::clone(&advisor),
             store: Arc::clone(&store),
