@@ -174,25 +174,6 @@ impl Store for MemoryStore {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn expires_and_stays_bounded() {
-        let m = TtlMap::new(3);
-        m.put("a".into(), 1, Duration::from_secs(60));
-        m.put("gone".into(), 2, Duration::ZERO);
-        assert_eq!(m.get("a"), Some(1));
-        assert_eq!(m.get("gone"), None);
-        for i in 0..10 {
-            m.put(format!("k{i}"), i, Duration::from_secs(60 + i));
-        }
-        assert!(m.len() <= 3);
-        assert_eq!(m.get("k9"), Some(9));
-    }
-}
-
 /// A store that reports on its backend: every failed call counts in
 /// `gpu_advisor_store_errors_total`, `gpu_advisor_store_up` says whether the last call
 /// worked, and the change each way is logged once (not once per call), so an outage is
@@ -260,5 +241,24 @@ impl Store for Observed {
     }
     fn name(&self) -> &'static str {
         self.inner.name()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expires_and_stays_bounded() {
+        let m = TtlMap::new(3);
+        m.put("a".into(), 1, Duration::from_secs(60));
+        m.put("gone".into(), 2, Duration::ZERO);
+        assert_eq!(m.get("a"), Some(1));
+        assert_eq!(m.get("gone"), None);
+        for i in 0..10 {
+            m.put(format!("k{i}"), i, Duration::from_secs(60 + i));
+        }
+        assert!(m.len() <= 3);
+        assert_eq!(m.get("k9"), Some(9));
     }
 }
