@@ -112,6 +112,19 @@ impl Store for RedisStore {
         let cmd = redis::cmd("SET").arg(key("setting", k)).arg(value).clone();
         Box::pin(async move { self.run::<()>(cmd).await })
     }
+    fn reply(&self, k: &str) -> StoreFuture<'_, Option<String>> {
+        let cmd = redis::cmd("GET").arg(key("reply", k)).clone();
+        Box::pin(async move { self.run(cmd).await })
+    }
+    fn set_reply(&self, k: &str, reply: &str, ttl: Duration) -> StoreFuture<'_, ()> {
+        let cmd = redis::cmd("SET")
+            .arg(key("reply", k))
+            .arg(reply)
+            .arg("PX")
+            .arg(millis(ttl))
+            .clone();
+        Box::pin(async move { self.run::<()>(cmd).await })
+    }
     fn name(&self) -> &'static str {
         "redis"
     }

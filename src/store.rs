@@ -37,6 +37,11 @@ pub trait Store: Send + Sync {
     /// A small per-chat setting (e.g. auto-answer), if set.
     fn setting(&self, key: &str) -> StoreFuture<'_, Option<String>>;
     fn set_setting(&self, key: &str, value: &str) -> StoreFuture<'_, ()>;
+    /// The reply already sent for a delivery (WeCom retries get the same one, on any
+    /// replica), if it is still remembered.
+    fn reply(&self, key: &str) -> StoreFuture<'_, Option<String>>;
+    /// Remembers the reply sent for a delivery for `ttl`.
+    fn set_reply(&self, key: &str, reply: &str, ttl: Duration) -> StoreFuture<'_, ()>;
     /// The backend's name, for logs.
     fn name(&self) -> &'static str;
 }
@@ -126,6 +131,7 @@ pub struct MemoryStore {
     seen: TtlMap<()>,
     hits: TtlMap<u64>,
     settings: TtlMap<String>,
+    replies: TtlMap<String>,
 }
 
 impl MemoryStore {
@@ -136,6 +142,7 @@ impl MemoryStore {
             seen: TtlMap::new(capacity),
             hits: TtlMap::new(capacity),
             settings: TtlMap::new(capacity),
+            replies: TtlMap::new(capacity),
         }
     }
 }
@@ -167,6 +174,14 @@ impl Store for MemoryStore {
     fn set_setting(&self, key: &str, value: &str) -> StoreFuture<'_, ()> {
         self.settings
             .put(key.to_string(), value.to_string(), SETTING_TTL);
+        Box::pin(async { Ok(()) })
+    }
+    fn reply(&self, key: &str) -> StoreFuture<'_, Option<String>> {
+        let v = self.replies.get(key);
+        Box::pin(async move { Ok(v) })
+    }
+    fn set_reply(&self, key: &str, reply: &str, ttl: Duration) -> StoreFuture<'_, ()> {
+        self.replies.put(key.to_string(), reply.to_string(), ttl);
         Box::pin(async { Ok(()) })
     }
     fn name(&self) -> &'static str {
@@ -238,6 +253,12 @@ impl Store for Observed {
     }
     fn set_setting(&self, key: &str, value: &str) -> StoreFuture<'_, ()> {
         self.watch(self.inner.set_setting(key, value))
+    }
+    fn reply(&self, key: &str) -> StoreFuture<'_, Option<String>> {
+        self.watch(self.inner.reply(key))
+    }
+    fn set_reply(&self, key: &str, reply: &str, ttl: Duration) -> StoreFuture<'_, ()> {
+        self.watch(self.inner.set_reply(key, reply, ttl))
     }
     fn name(&self) -> &'static str {
         self.inner.name()

@@ -161,6 +161,18 @@ async fn contract(store: &dyn Store, tag: &str) {
         store.setting(&k("auto")).await.expect("setting").as_deref(),
         Some("on")
     );
+    // Replies remembered for retries, until their TTL.
+    assert_eq!(store.reply(&k("r")).await.expect("reply"), None);
+    store
+        .set_reply(&k("r"), "<xml>…</xml>", Duration::from_millis(300))
+        .await
+        .expect("set_reply");
+    assert_eq!(
+        store.reply(&k("r")).await.expect("reply").as_deref(),
+        Some("<xml>…</xml>")
+    );
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(store.reply(&k("r")).await.expect("reply"), None);
 }
 
 #[test]

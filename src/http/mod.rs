@@ -13,7 +13,6 @@ use crate::config::Settings;
 use crate::live::Live;
 use crate::ratelimit::Buckets;
 use crate::redis_store::RedisStore;
-use crate::store::TtlMap;
 use crate::store::{MemoryStore, Observed, Store};
 use axum::extract::{ConnectInfo, MatchedPath, Request, State as AxState};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -59,7 +58,6 @@ pub struct App {
     /// The neutral chat layer the Telegram and Discord adapters call.
     pub chat: Arc<Chat>,
     pub wecom: Option<crate::wecom::WecomCrypto>,
-    pub dedupe: TtlMap<String>,
     ask_limits: Option<Mutex<Buckets>>,
     robot_limit: Arc<tokio::sync::Mutex<Buckets>>,
     client: reqwest::Client,
@@ -104,7 +102,6 @@ impl App {
             store,
             chat,
             wecom,
-            dedupe: TtlMap::new(MAX_CONVERSATIONS),
             ask_limits: settings
                 .ask_rate_per_min
                 .map(|n| Mutex::new(Buckets::new(n as f64, n as f64, 100_000))),

@@ -173,9 +173,14 @@ pub async fn message(
         .msg_id
         .clone()
         .unwrap_or_else(|| format!("{}:{}", msg.from_user, msg.create_time));
-    if let Some(cached) = app.dedupe.get(&format!("wecom:{key}")) {
-        app.metrics.duplicate("wecom");
-        return cached.into_response();
+    let key = format!("wecom:{key}");
+    match app.store.reply(&key).await {
+        Ok(Some(cached)) => {
+            app.metrics.duplicate("wecom");
+            return cached.into_response();
+        }
+        Ok(None) => {}
+        Err(e) => tracing::warn!(error = %e, "store unavailable: WeCom retry check skipped"),
     }
     let question = strip_mention(msg.content.as_deref().unwrap_or(""));
     let conversation = format!("wecom:{}", msg.chat_id.as_deref().unwrap_or(&msg.from_user));
@@ -213,11 +218,14 @@ pub async fn message(
     let nonce = format!("{:010}", now_unix() % 10_000_000_000);
     match c.encrypt_reply(&reply_xml, &now_unix().to_string(), &nonce) {
         Ok(envelope) => {
-            app.dedupe.put(
-                format!("wecom:{key}"),
-                envelope.clone(),
-                Duration::from_secs(300),
-            );
+            // WeCom retries within seconds; five minutes covers every retry.
+            if let Err(e) = app
+                .store
+                .set_reply(&key, &envelope, Duration::from_secs(300))
+                .await
+            {
+                tracing::warn!(error = %e, "store unavailable: WeCom reply not remembered");
+            }
             envelope.into_response()
         }
         Err(e) => {
