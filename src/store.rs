@@ -76,15 +76,14 @@ impl<V: Clone> TtlMap<V> {
         let mut map = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if map.len() >= self.capacity && !map.contains_key(&key) {
             map.retain(|_, (_, until)| *until > now);
-            while map.len() >= self.capacity {
-                let Some(k) = map
-                    .iter()
-                    .min_by_key(|(_, (_, until))| *until)
-                    .map(|(k, _)| k.clone())
-                else {
-                    break;
-                };
-                map.remove(&k);
+            if map.len() >= self.capacity {
+                // Full of live entries: drop the eighth that would expire soonest in one
+                // pass, so a full map costs O(1) amortised per insert, not a scan each.
+                let mut untils: Vec<Instant> = map.values().map(|(_, u)| *u).collect();
+                let cut = (untils.len() / 8).max(1) - 1;
+                let (_, threshold, _) = untils.select_nth_unstable(cut);
+                let threshold = *threshold;
+                map.retain(|_, (_, until)| *until > threshold);
             }
         }
         map.insert(key, (value, now + ttl));
@@ -281,5 +280,24 @@ mod tests {
         }
         assert!(m.len() <= 3);
         assert_eq!(m.get("k9"), Some(9));
+    }
+
+    #[test]
+    fn a_full_map_drops_the_soonest_to_expire_in_one_batch() {
+        let m = TtlMap::new(800);
+        for i in 0..800u64 {
+            m.put(format!("k{i}"), i, Duration::from_secs(1000 + i));
+        }
+        m.put("new".into(), 0, Duration::from_secs(5000));
+        assert_eq!(m.len(), 701, "an eighth evicted, then the new one");
+        assert_eq!(m.get("k99"), None);
+        assert_eq!(m.get("k100"), Some(100));
+        assert_eq!(m.get("new"), Some(0));
+        // The next inserts have room: no eviction until full again.
+        for i in 0..99u64 {
+            m.put(format!("n{i}"), i, Duration::from_secs(2000));
+        }
+        assert_eq!(m.len(), 800);
+        assert_eq!(m.get("k100"), Some(100));
     }
 }
