@@ -56,19 +56,27 @@ pub struct Inbound {
 /// `/auto on|off` (or `/auto@bot …`): Some(Some(on)), Some(None) for `/auto` with another
 /// argument, None for any other text.
 pub fn auto_command(text: &str, bot_name: &str) -> Option<Option<bool>> {
-    let rest = text.trim().strip_prefix('/')?;
-    let (head, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    let (cmd, target) = head.split_once('@').unwrap_or((head, ""));
-    if !cmd.eq_ignore_ascii_case("auto")
-        || (!target.is_empty() && !bot_name.is_empty() && !target.eq_ignore_ascii_case(bot_name))
-    {
+    let (cmd, args) = split_command(text, bot_name)??;
+    if cmd != "auto" {
         return None;
     }
-    Some(match args.trim().to_lowercase().as_str() {
+    Some(match args.to_lowercase().as_str() {
         "on" | "true" | "1" | "开" | "开启" | "打开" => Some(true),
         "off" | "false" | "0" | "关" | "关闭" => Some(false),
         _ => None,
     })
+}
+
+/// `/cmd@bot args` as (lowercase command, trimmed args); None for plain text, Some(None)
+/// for a command addressed to another bot.
+fn split_command<'a>(text: &'a str, bot_name: &str) -> Option<Option<(String, &'a str)>> {
+    let rest = text.trim().strip_prefix('/')?;
+    let (head, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    let (cmd, target) = head.split_once('@').unwrap_or((head, ""));
+    if !target.is_empty() && !bot_name.is_empty() && !target.eq_ignore_ascii_case(bot_name) {
+        return Some(None);
+    }
+    Some(Some((cmd.to_ascii_lowercase(), args.trim())))
 }
 
 /// Why a message got no answer.
@@ -118,15 +126,10 @@ fn is_zh(text: &str) -> bool {
 /// A command turned into a question, or None for plain text. `/cmd@bot` works; a
 /// command addressed to another bot is not ours (Some(None)).
 pub fn command_question(text: &str, bot_name: &str) -> Option<Option<String>> {
-    let t = text.trim();
-    let rest = t.strip_prefix('/')?;
-    let (head, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    let (cmd, target) = head.split_once('@').unwrap_or((head, ""));
-    if !target.is_empty() && !bot_name.is_empty() && !target.eq_ignore_ascii_case(bot_name) {
+    let Some((cmd, args)) = split_command(text, bot_name)? else {
         return Some(None);
-    }
-    let args = args.trim();
-    let q = match cmd.to_ascii_lowercase().as_str() {
+    };
+    let q = match cmd.as_str() {
         "start" | "help" => "/help".to_string(),
         "gpu" | "ask" if !args.is_empty() => args.to_string(),
         "gpu" | "ask" => "/help".to_string(),
