@@ -5,21 +5,37 @@
 
 use crate::advisor::State;
 use crate::store::{Store, StoreError, StoreFuture};
-use redis::aio::ConnectionManager;
-use std::time::Duration;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 
 /// Each Redis call gives up after this long.
 pub const CALL_TIMEOUT: Duration = Duration::from_millis(500);
+/// While Redis is unreachable, one call per this interval tries to reconnect; the others
+/// fail at once instead of each waiting for a connect timeout.
+pub const RECONNECT_EVERY: Duration = Duration::from_secs(1);
 const PREFIX: &str = "gpu-advisor:";
 
 pub struct RedisStore {
     client: redis::Client,
-    conn: Mutex<Option<ConnectionManager>>,
+    conn: Mutex<Conn>,
+}
+
+#[derive(Default)]
+struct Conn {
+    manager: Option<ConnectionManager>,
+    /// After a failed connect, no new attempt before this instant.
+    retry_at: Option<Instant>,
 }
 
 fn err(e: impl std::fmt::Display) -> StoreError {
     StoreError(e.to_string())
+}
+
+/// An error after which the connection is not trusted any more (as opposed to an error
+/// reply from the server over a healthy connection).
+fn broken(e: &redis::RedisError) -> bool {
+    e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal() || e.is_timeout()
 }
 
 impl RedisStore {
@@ -27,29 +43,69 @@ impl RedisStore {
     pub fn new(url: &str) -> Result<RedisStore, StoreError> {
         Ok(RedisStore {
             client: redis::Client::open(url).map_err(err)?,
-            conn: Mutex::new(None),
+            conn: Mutex::new(Conn::default()),
         })
     }
 
+    /// The current connection, or one new connect attempt. The connection manager's own
+    /// reconnect backoff (redis 0.27: 1 s, then up to 60 s) is disabled: reconnecting is
+    /// done here, at most once per [`RECONNECT_EVERY`], so the store is back within about
+    /// a second of Redis returning.
     async fn conn(&self) -> Result<ConnectionManager, StoreError> {
         let mut guard = self.conn.lock().await;
-        if let Some(c) = guard.as_ref() {
+        if let Some(c) = guard.manager.as_ref() {
             return Ok(c.clone());
         }
-        let c = tokio::time::timeout(CALL_TIMEOUT, ConnectionManager::new(self.client.clone()))
-            .await
-            .map_err(|_| StoreError("connect timed out".into()))?
-            .map_err(err)?;
-        *guard = Some(c.clone());
-        Ok(c)
+        let now = Instant::now();
+        if guard.retry_at.is_some_and(|t| now < t) {
+            return Err(StoreError("unavailable, reconnecting".into()));
+        }
+        let config = ConnectionManagerConfig::new()
+            .set_number_of_retries(0)
+            .set_connection_timeout(CALL_TIMEOUT)
+            .set_response_timeout(CALL_TIMEOUT);
+        let made = tokio::time::timeout(
+            CALL_TIMEOUT,
+            ConnectionManager::new_with_config(self.client.clone(), config),
+        )
+        .await;
+        match made {
+            Ok(Ok(c)) => {
+                *guard = Conn {
+                    manager: Some(c.clone()),
+                    retry_at: None,
+                };
+                Ok(c)
+            }
+            failed => {
+                guard.retry_at = Some(now + RECONNECT_EVERY);
+                Err(match failed {
+                    Ok(Err(e)) => err(e),
+                    _ => StoreError("connect timed out".into()),
+                })
+            }
+        }
+    }
+
+    /// Forgets a connection that failed, so the next call reconnects.
+    async fn drop_conn(&self) {
+        self.conn.lock().await.manager = None;
     }
 
     async fn run<T: redis::FromRedisValue>(&self, cmd: redis::Cmd) -> Result<T, StoreError> {
         let mut c = self.conn().await?;
         match tokio::time::timeout(CALL_TIMEOUT, cmd.query_async::<T>(&mut c)).await {
             Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(err(e)),
-            Err(_) => Err(StoreError("call timed out".into())),
+            Ok(Err(e)) => {
+                if broken(&e) {
+                    self.drop_conn().await;
+                }
+                Err(err(e))
+            }
+            Err(_) => {
+                self.drop_conn().await;
+                Err(StoreError("call timed out".into()))
+            }
         }
     }
 }

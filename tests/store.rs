@@ -398,7 +398,7 @@ fn redis_outage_at_start_and_mid_run_degrades_then_recovers() {
     let t0 = std::time::Instant::now();
     let mut n = 0;
     while !follow_up_works(&format!("u2-{n}"), &format!("3-{n}")) {
-        assert!(t0.elapsed() < Duration::from_secs(15), "no recovery");
+        assert!(t0.elapsed() < Duration::from_secs(5), "no recovery");
         std::thread::sleep(Duration::from_millis(200));
         n += 1;
     }
@@ -420,7 +420,7 @@ fn redis_outage_at_start_and_mid_run_degrades_then_recovers() {
     let mut n = 0;
     while !follow_up_works(&format!("u4-{n}"), &format!("6-{n}")) {
         assert!(
-            t0.elapsed() < Duration::from_secs(15),
+            t0.elapsed() < Duration::from_secs(5),
             "no recovery after the restart"
         );
         std::thread::sleep(Duration::from_millis(200));
