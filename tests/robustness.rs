@@ -1,0 +1,166 @@
+//! The properties the fuzz targets in `fuzz/` check, as proptests that run in
+//! `cargo test`: WeCom's envelope and message decoding, and `POST /v1/ask` through the
+//! real router, on arbitrary input. (The question parser's are in properties.rs.)
+
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::http::{Request, StatusCode};
+use base64::Engine;
+use gpu_advisor::config::Settings;
+use gpu_advisor::wecom::{parse_inbound_message, WecomCrypto, WecomError};
+use proptest::prelude::*;
+use std::net::SocketAddr;
+use std::sync::{Arc, OnceLock};
+use tower::ServiceExt;
+
+const TOKEN: &str = "hJqcu3uJ9Tn2gXPmxx2w9kkCkCE2EPYo";
+const AES_KEY: &str = "6qkdMrq68nTKduznJYO1A37W2oEgpkMUvkttRToqhUt";
+const CORP_ID: &str = "ww1436e0e65a779aee";
+const TS: &str = "1476422779";
+const NONCE: &str = "1597212914";
+
+fn crypto() -> &'static WecomCrypto {
+    static C: OnceLock<WecomCrypto> = OnceLock::new();
+    C.get_or_init(|| WecomCrypto::new(TOKEN, AES_KEY, CORP_ID).expect("sample key"))
+}
+
+fn envelope(encrypt: &str) -> String {
+    format!("<xml><ToUserName><![CDATA[{CORP_ID}]]></ToUserName><Encrypt><![CDATA[{encrypt}]]></Encrypt></xml>")
+}
+
+struct World {
+    rt: tokio::runtime::Runtime,
+    router: axum::Router,
+}
+
+fn world() -> &'static World {
+    static W: OnceLock<World> = OnceLock::new();
+    W.get_or_init(|| {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let app = rt.block_on(async {
+            gpu_advisor::http::App::new(gpu_advisor::data::embedded(), Settings::default())
+                .expect("app")
+        });
+        World {
+            rt,
+            router: gpu_advisor::http::router(Arc::clone(&app)),
+        }
+    })
+}
+
+fn post(body: Vec<u8>) -> (StatusCode, serde_json::Value) {
+    let w = world();
+    let mut req = Request::post("/v1/ask")
+        .header("content-type", "application/json")
+        .body(Body::from(body))
+        .expect("request");
+    req.extensions_mut()
+        .insert(ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 40000))));
+    w.rt.block_on(async {
+        let res = w.router.clone().oneshot(req).await.expect("infallible");
+        let status = res.status();
+        let bytes = axum::body::to_bytes(res.into_body(), 1 << 20)
+            .await
+            .expect("response body");
+        let json = serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
+        (status, json)
+    })
+}
+
+/// Text that looks like a message: XML-ish fragments mixed with anything.
+fn xmlish() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("<xml>".to_string()),
+        Just("</xml>".to_string()),
+        Just("<Content><![CDATA[".to_string()),
+        Just("]]></Content>".to_string()),
+        Just("<MsgType>text</MsgType>".to_string()),
+        Just("<FromUserName>u</FromUserName>".to_string()),
+        Just("<CreateTime>99999999999999999999</CreateTime>".to_string()),
+        Just("&amp;&#x10FFFF;&#0;&bogus;".to_string()),
+        Just("<!--".to_string()),
+        ".{0,12}",
+    ];
+    prop::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn any_envelope_is_rejected_or_decoded_without_panic(body in xmlish()) {
+        let _ = crypto().decrypt_message("0c3914025cb4b4d68103f6bfc8db550f79dcf48e", TS, NONCE, &body);
+        let _ = crypto().decrypt(&body);
+    }
+
+    #[test]
+    fn signed_garbage_ciphertext_is_an_error_not_a_panic(data in prop::collection::vec(any::<u8>(), 0..400)) {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(&data);
+        let sig = crypto().signature(TS, NONCE, &b64);
+        // Past the signature, random bytes fail the AES framing: block size, PKCS#7
+        // padding, length field or corp id (a random match is a 2^-100 event).
+        let r = crypto().decrypt_message(&sig, TS, NONCE, &envelope(&b64));
+        prop_assert!(matches!(r, Err(WecomError::BadBase64 | WecomError::BadCiphertext | WecomError::BadPadding | WecomError::BadLength | WecomError::BadUtf8 | WecomError::WrongReceiveId | WecomError::MissingField(_))), "{:?}", r.map(|m| m.content));
+    }
+
+    #[test]
+    fn our_encryption_round_trips_any_message(text in xmlish(), random in any::<[u8; 16]>()) {
+        let encrypt = crypto().encrypt_with_random(&text, random);
+        let sig = crypto().signature(TS, NONCE, &encrypt);
+        let plain = crypto().decrypt_message_xml(&sig, TS, NONCE, &envelope(&encrypt));
+        prop_assert_eq!(plain.as_deref(), Ok(text.as_str()));
+        // A message parser that sees the same text either parses it or says why.
+        let _ = parse_inbound_message(&text);
+    }
+
+    #[test]
+    fn a_tampered_ciphertext_fails_the_signature(text in ".{1,80}", flip in 0usize..64) {
+        // CBC alone is malleable; the signature over the ciphertext is what rejects it.
+        let encrypt = crypto().encrypt_with_random(&text, [1; 16]);
+        let sig = crypto().signature(TS, NONCE, &encrypt);
+        let mut bytes = encrypt.into_bytes();
+        let i = flip % bytes.len();
+        bytes[i] = if bytes[i] == b'A' { b'B' } else { b'A' };
+        let tampered = String::from_utf8(bytes).expect("base64 is ASCII");
+        let r = crypto().decrypt_message(&sig, TS, NONCE, &envelope(&tampered));
+        prop_assert!(matches!(r, Err(WecomError::BadSignature)), "{:?}", r.map(|m| m.content));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn any_ask_body_gets_json_and_a_4xx_or_an_answer(body in prop::collection::vec(any::<u8>(), 0..300)) {
+        let (status, json) = post(body);
+        match status.as_u16() {
+            200 => prop_assert!(json["reply"].is_string()),
+            400 | 413 => prop_assert!(json["error"]["code"].is_string(), "{}", json),
+            other => prop_assert!(false, "status {other}: {json}"),
+        }
+    }
+
+    #[test]
+    fn any_text_in_a_well_formed_request_is_answered(text in ".{0,200}", conv in "[a-z0-9]{0,8}") {
+        let body = serde_json::json!({ "text": text, "conversation": conv });
+        let (status, json) = post(body.to_string().into_bytes());
+        prop_assert_eq!(status, StatusCode::OK, "{}", json);
+        prop_assert!(json["reply"].as_str().is_some_and(|r| !r.is_empty()));
+    }
+
+    #[test]
+    fn json_with_wrong_field_types_is_a_400_with_a_path(v in prop_oneof![
+        Just(serde_json::json!({"text": 1})),
+        Just(serde_json::json!({"text": null})),
+        Just(serde_json::json!({"text": ["a"]})),
+        Just(serde_json::json!({"text": "a", "conversation": 5})),
+        Just(serde_json::json!([])),
+    ]) {
+        let (status, json) = post(v.to_string().into_bytes());
+        prop_assert_eq!(status, StatusCode::BAD_REQUEST);
+        prop_assert!(json["error"]["message"].is_string());
+    }
+}
