@@ -77,6 +77,31 @@ fn feasibility_verdicts() {
 }
 
 #[test]
+fn each_number_belongs_to_one_slot() {
+    // "8k" is the context, not the number of streams.
+    for q in [
+        "3090 能跑 13B 吗, 4 路并发 8k 上下文",
+        "Qwen-14B 推理 4 路并发 8k 上下文",
+        "Qwen-14B 推理 上下文 8k 并发 4",
+    ] {
+        check(
+            &[q],
+            &[
+                ("workload.concurrency", 4.into()),
+                ("workload.context_tokens", 8192.into()),
+            ],
+        );
+    }
+    check(
+        &["Qwen-14B 推理, 并发 16 路, 32k 上下文"],
+        &[
+            ("workload.concurrency", 16.into()),
+            ("workload.context_tokens", 32768.into()),
+        ],
+    );
+}
+
+#[test]
 fn follow_ups_modify_the_previous_workload() {
     check(
         &["3090 能跑 13B 吗", "INT4 呢"],
@@ -181,5 +206,38 @@ fn golden_replies() {
             got, want,
             "golden reply {name} changed; rerun with UPDATE_GOLDEN=1 if intended"
         );
+    }
+}
+
+#[test]
+fn every_follow_up_of_every_kind_of_turn_gets_a_reply() {
+    // Found by the `ask_body` fuzz target: "INT4 呢" after an FAQ answer came back empty.
+    let firsts = [
+        "NVLink 是什么",
+        "预算三千五能干嘛",
+        "A100 多少钱",
+        "A100 和 H100 对比",
+        "你好",
+        "/help",
+        "3090 能跑 13B 吗",
+        "微调 Qwen-14B 要什么卡?",
+        "为什么 4090 不能多卡",
+    ];
+    let follow_ups = [
+        "INT4 呢",
+        "并发 100 呢",
+        "那 A100 呢",
+        "换成全参呢",
+        "预算只有 6000",
+        "32k 上下文呢",
+        "年付呢",
+        "那 7B 呢",
+    ];
+    for first in firsts {
+        for next in follow_ups {
+            let a = ask(&[first, next]);
+            let reply = a["reply"].as_str().unwrap_or_default();
+            assert!(!reply.trim().is_empty(), "{first} → {next}: {a}");
+        }
     }
 }

@@ -202,6 +202,12 @@ impl Advisor {
         };
         let mut answer = compose::compose(&ctx, intent);
         answer.reply = answer.rendered.markdown();
+        if answer.reply.trim().is_empty() {
+            // Every intent composes text for what `decide` gives it; should a combination
+            // ever come out empty, the customer still gets the "what I can answer" reply.
+            answer = compose::compose(&ctx, Intent::Unknown);
+            answer.reply = answer.rendered.markdown();
+        }
         let keep = !matches!(intent, Intent::Unknown | Intent::Help);
         let next = State {
             turns: state.turns.saturating_add(1),
@@ -239,8 +245,10 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         let standalone =
             !p.cue("followup") && p.cue("price") && !a.gpus.is_empty() && !has_workload;
         let modifies = (p.modifiers && !has_workload) || (has_workload && p.cue("followup"));
-        if modifies && !compare && !faq_only && !standalone {
-            let merged = a.over(&prev.asked);
+        let merged = a.over(&prev.asked);
+        // An FAQ answer has nothing that "INT4 呢" could modify: the question stands alone.
+        let nothing_to_modify = prev.intent == Intent::Faq && !merged.has_workload();
+        if modifies && !compare && !faq_only && !standalone && !nothing_to_modify {
             let intent = match prev.intent {
                 Intent::Price | Intent::Compare if !has_workload && !merged.has_workload() => {
                     Intent::Price
