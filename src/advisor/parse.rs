@@ -340,9 +340,19 @@ impl Parser {
             })
         };
         let mut invalid = p.invalid.take();
-        a.concurrency =
-            bounded(num("concurrency", false), "concurrency", 1e6, &mut invalid).map(|v| v as u32);
-        a.context = bounded(num("context", true), "context", 1e8, &mut invalid).map(|v| v as u32);
+        // A number is one slot's: "4 路并发 8k 上下文" is 4 streams of 8k, so the context's
+        // span is blanked out before the concurrency is read.
+        let context = lex.find_in(&scan, "context", &text, true);
+        let mut conc_text = text.clone();
+        if let Some(f) = &context {
+            conc_text.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
+        }
+        let concurrency = lex
+            .find_in(&scan, "concurrency", &conc_text, false)
+            .map(|f| f.value);
+        a.concurrency = bounded(concurrency, "concurrency", 1e6, &mut invalid).map(|v| v as u32);
+        a.context =
+            bounded(context.map(|f| f.value), "context", 1e8, &mut invalid).map(|v| v as u32);
         a.micro_batch =
             bounded(num("micro_batch", false), "batch", 1e5, &mut invalid).map(|v| v as u32);
         let tokens = tokens_b
