@@ -126,7 +126,10 @@ impl<V: Clone> TtlMap<V> {
 
 /// The in-memory backend: bounded maps, nothing survives a restart.
 pub struct MemoryStore {
-    states: TtlMap<State>,
+    /// Conversation states as compact JSON (what was not said is left out): a 16-byte
+    /// pointer in the table and ~150 bytes behind it, instead of the whole struct in
+    /// every slot of the table, which matters at a hundred thousand conversations.
+    states: TtlMap<Box<[u8]>>,
     seen: TtlMap<()>,
     hits: TtlMap<u64>,
     settings: TtlMap<String>,
@@ -151,11 +154,16 @@ const SETTING_TTL: Duration = Duration::from_secs(365 * 24 * 3600);
 
 impl Store for MemoryStore {
     fn load(&self, key: &str) -> StoreFuture<'_, Option<State>> {
-        let v = self.states.get(key);
+        let v = self
+            .states
+            .get(key)
+            .and_then(|b| serde_json::from_slice(&b).ok());
         Box::pin(async move { Ok(v) })
     }
     fn save(&self, key: &str, state: &State, ttl: Duration) -> StoreFuture<'_, ()> {
-        self.states.put(key.to_string(), state.clone(), ttl);
+        let encoded = serde_json::to_vec(state).unwrap_or_default();
+        self.states
+            .put(key.to_string(), encoded.into_boxed_slice(), ttl);
         Box::pin(async { Ok(()) })
     }
     fn first_seen(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool> {
@@ -299,5 +307,32 @@ mod tests {
         }
         assert_eq!(m.len(), 800);
         assert_eq!(m.get("k100"), Some(100));
+    }
+
+    #[test]
+    fn the_memory_store_keeps_states_compact_and_reads_them_back() {
+        let advisor = crate::data::embedded();
+        let (_, state) = advisor.answer("3090 能跑 13B 吗, 4 路并发 8k 上下文", &State::default());
+        assert!(state.last.is_some());
+        let encoded = serde_json::to_vec(&state).expect("json");
+        // What was not said is left out (every field written out takes over 400 bytes).
+        assert!(
+            encoded.len() < 200,
+            "{} bytes: {}",
+            encoded.len(),
+            String::from_utf8_lossy(&encoded)
+        );
+        let store = MemoryStore::new(10);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            store
+                .save("k", &state, Duration::from_secs(60))
+                .await
+                .expect("save");
+            assert_eq!(store.load("k").await.expect("load"), Some(state));
+            assert_eq!(store.load("other").await.expect("load"), None);
+        });
     }
 }

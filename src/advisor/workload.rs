@@ -79,28 +79,53 @@ impl Precision {
 }
 
 /// What a question (and the turns before it) stated. `None` means "not said".
+///
+/// Stored with every conversation (memory store and Redis), so what was not said is left
+/// out of the JSON and read back as its default.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Asked {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub size_b: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<Task>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub image: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub precision: Option<Precision>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub awq: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub kv_8bit: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub optimizer_8bit: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub offload: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub micro_batch: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub train_tokens: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub budget_cny: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub months: Option<f64>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub annual: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gpus: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_count: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub offer: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub domestic: bool,
 }
 
