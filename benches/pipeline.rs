@@ -70,5 +70,36 @@ fn startup(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, pipeline, startup);
+/// What `POST /v1/ask` adds around the pipeline: the conversation store (load + save in
+/// the memory store, a new conversation each time) and metrics, then the JSON body.
+fn http_path(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    let app = gpu_advisor::http::App::new(data::embedded(), Default::default()).expect("app");
+    let qs = questions();
+    let mut g = c.benchmark_group("http path");
+    let mut i = 0u64;
+    g.bench_function("App::ask (store + answer + metrics)", |b| {
+        b.iter(|| {
+            let q = &qs[i as usize % qs.len()];
+            i += 1;
+            let id = format!("bench-{i}");
+            black_box(rt.block_on(app.ask(gpu_advisor::http::Channel::Http, q, Some(&id))))
+        })
+    });
+    let state = State::default();
+    let advisor = data::embedded();
+    let answers: Vec<_> = qs.iter().map(|q| advisor.answer(q, &state).0).collect();
+    g.bench_function("answer to JSON", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            i += 1;
+            black_box(serde_json::to_vec(&answers[i % answers.len()]).expect("json"))
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, pipeline, http_path, startup);
 criterion_main!(benches);

@@ -228,7 +228,7 @@ impl Chat {
             }
         };
         let t0 = Instant::now();
-        let (answer, next) = self.advisor.get().answer(&question, &state);
+        let (answer, next) = self.advisor.answer(&question, &state);
         // Auto-answer only takes clear GPU questions; anything else stays quiet.
         if auto && matches!(answer.intent, Intent::Unknown | Intent::Help) {
             return Outcome::Silent(Silence::NotAddressed);

@@ -4,45 +4,108 @@
 //! `gpu_advisor_reload_failures_total`.
 
 use crate::advisor::catalog::Problem;
-use crate::advisor::Advisor;
+use crate::advisor::{Advisor, Answer, State};
 use crate::data;
 use crate::metrics::Metrics;
 use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 /// The current advisor. Readers take a cheap `Arc` clone and answer with it, so a reload
 /// never waits for an answer in progress and an answer never sees half of a reload.
 pub struct Live {
-    current: RwLock<Arc<Advisor>>,
-    generation: AtomicU64,
+    current: RwLock<(Arc<Advisor>, u64)>,
+    /// First questions' answers, by text, for the generation that computed them.
+    cache: Mutex<HashMap<Box<str>, Cached>>,
 }
+
+/// An answer to a question asked with no conversation context, and the state it leaves.
+type Cached = Arc<(u64, Answer, State)>;
+
+/// At most this many first-question answers are cached (about 4 KB each).
+pub const CACHE_ENTRIES: usize = 2048;
+/// Longer questions are answered without the cache.
+pub const CACHE_MAX_QUESTION_BYTES: usize = 512;
 
 impl Live {
     pub fn new(advisor: Advisor) -> Live {
         Live {
-            current: RwLock::new(Arc::new(advisor)),
-            generation: AtomicU64::new(1),
+            current: RwLock::new((Arc::new(advisor), 1)),
+            cache: Mutex::new(HashMap::new()),
         }
+    }
+
+    fn current(&self) -> (Arc<Advisor>, u64) {
+        let c = self.current.read().unwrap_or_else(|e| e.into_inner());
+        (Arc::clone(&c.0), c.1)
     }
 
     /// The advisor to answer with now.
     pub fn get(&self) -> Arc<Advisor> {
-        Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
+        self.current().0
     }
 
     /// Puts `advisor` in place; answers already running finish on the old one.
     pub fn replace(&self, advisor: Advisor) {
-        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(advisor);
-        self.generation.fetch_add(1, Ordering::Relaxed);
+        {
+            let mut c = self.current.write().unwrap_or_else(|e| e.into_inner());
+            let generation = c.1 + 1;
+            *c = (Arc::new(advisor), generation);
+        }
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
     /// 1 at start, plus one per successful reload.
     pub fn generation(&self) -> u64 {
-        self.generation.load(Ordering::Relaxed)
+        self.current().1
+    }
+
+    /// [`Advisor::answer`] with the current advisor. The core is a pure function of the
+    /// question, the state and the loaded data, so a question that opens a conversation
+    /// (the common case in tickets and groups: the same few questions again and again)
+    /// is answered from a bounded cache, which a reload empties. Follow-ups, whose
+    /// answers depend on the conversation, are always computed.
+    pub fn answer(&self, question: &str, state: &State) -> (Answer, State) {
+        let (advisor, generation) = self.current();
+        let cacheable =
+            question.len() <= CACHE_MAX_QUESTION_BYTES && state.turns == 0 && state.last.is_none();
+        if !cacheable {
+            return advisor.answer(question, state);
+        }
+        let hit = self
+            .cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(question)
+            .filter(|c| c.0 == generation)
+            .cloned();
+        if let Some(c) = hit {
+            return (c.1.clone(), c.2.clone());
+        }
+        let (answer, next) = advisor.answer(question, state);
+        let entry = Arc::new((generation, answer.clone(), next.clone()));
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= CACHE_ENTRIES {
+            // Hash order is arbitrary: this drops an arbitrary eighth.
+            let drop: Vec<Box<str>> = cache.keys().take(CACHE_ENTRIES / 8).cloned().collect();
+            for k in drop {
+                cache.remove(&k);
+            }
+        }
+        // An answer computed on an advisor that a reload has replaced meanwhile is not kept.
+        if generation == self.generation() {
+            cache.insert(question.into(), entry);
+        }
+        (answer, next)
+    }
+
+    /// How many answers the cache holds.
+    pub fn cached(&self) -> usize {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 }
 
@@ -179,5 +242,62 @@ fn digest_dir(dir: &Path, h: &mut DefaultHasher) {
                 Err(e) => e.kind().to_string().hash(h),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_questions_are_cached_and_follow_ups_are_not() {
+        let live = Live::new(data::embedded());
+        let q = "4090 能跑 70B 吗";
+        let (a, s) = live.answer(q, &State::default());
+        assert_eq!(live.cached(), 1);
+        let (b, t) = live.answer(q, &State::default());
+        assert_eq!(live.cached(), 1);
+        assert_eq!(a.reply, b.reply);
+        assert_eq!(s, t);
+        // The same answer as the uncached core.
+        let (c, u) = data::embedded().answer(q, &State::default());
+        assert_eq!((c.reply, u), (b.reply, t));
+
+        // A follow-up depends on the conversation: computed, not cached.
+        let (f, _) = live.answer("INT4 呢", &s);
+        assert_eq!(live.cached(), 1);
+        assert_eq!(f.reply, data::embedded().answer("INT4 呢", &s).0.reply);
+        // Long questions bypass the cache.
+        live.answer(&"显存".repeat(CACHE_MAX_QUESTION_BYTES), &State::default());
+        assert_eq!(live.cached(), 1);
+    }
+
+    #[test]
+    fn a_reload_empties_the_cache_and_answers_use_the_new_data() {
+        let live = Live::new(data::embedded());
+        let q = "T4 多少钱一个月";
+        let price = |a: &Answer| a.recommendation.as_ref().map(|r| r.monthly_cny.min);
+        let before = price(&live.answer(q, &State::default()).0);
+        assert!(before.is_some(), "{q} names a card and gets a price");
+        let mut changed = data::embedded();
+        for o in changed.catalog.offers.iter_mut().filter(|o| o.id == "t4") {
+            o.price.min += 11.0;
+            o.price.max += 11.0;
+        }
+        live.replace(changed);
+        assert_eq!(live.cached(), 0);
+        assert_eq!(live.generation(), 2);
+        let after = price(&live.answer(q, &State::default()).0);
+        assert_eq!(after, before.map(|p| p + 11.0));
+    }
+
+    #[test]
+    fn the_cache_stays_bounded() {
+        let live = Live::new(data::embedded());
+        for i in 0..CACHE_ENTRIES + 100 {
+            live.answer(&format!("{i}B 模型推理要什么卡"), &State::default());
+        }
+        assert!(live.cached() <= CACHE_ENTRIES);
+        assert!(live.cached() >= CACHE_ENTRIES * 7 / 8);
     }
 }

@@ -137,7 +137,7 @@ impl App {
                 }
             }
         }
-        let (answer, next) = self.advisor.get().answer(text, &state.unwrap_or_default());
+        let (answer, next) = self.advisor.answer(text, &state.unwrap_or_default());
         if let Some(k) = key {
             if let Err(e) = self.store.save(&k, &next, CONVERSATION_TTL).await {
                 tracing::warn!(error = %e, "store unavailable: conversation state not saved");
