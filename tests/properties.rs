@@ -40,7 +40,22 @@ proptest! {
     fn any_text_gets_an_answer(s in ".{0,300}") {
         let (a, _) = advisor().answer(&s, &State::default());
         prop_assert!(a.reply.chars().count() <= 4000);
-        prop_assert!(!a.reply.is_empty());
+        prop_assert!(!a.reply.trim().is_empty());
+    }
+
+    #[test]
+    fn any_follow_up_of_any_turn_gets_an_answer(
+        first in prop::sample::select(vec![
+            "NVLink 是什么", "3090 能跑 13B 吗", "预算三千五能干嘛", "A100 多少钱",
+            "A100 和 H100 对比", "微调 Qwen-14B 要什么卡?", "你好", "what is MIG?",
+        ]),
+        modifier in prop::sample::select(vec!["INT4", "并发 100", "那 A100", "全参", "32k 上下文", "年付", "7B", "预算 6000"]),
+        rest in ".{0,40}",
+    ) {
+        let (_, state) = advisor().answer(first, &State::default());
+        let (a, _) = advisor().answer(&format!("{modifier}{rest} 呢"), &state);
+        prop_assert!(!a.reply.trim().is_empty(), "{} → {}{}", first, modifier, rest);
+        prop_assert!(a.reply.chars().count() <= 4000);
     }
 
     #[test]
