@@ -20,11 +20,15 @@ lua=$(mktemp --suffix .lua)
 cat >"$lua" <<'LUA'
 local qs = {"微调 Qwen-14B 要什么卡?", "4090 能跑 70B 吗", "预算三千五能干嘛", "A100 和 H100 怎么选", "NVLink 是什么", "T4 一年多少钱", "how much VRAM to serve Llama-3-8B for 50 users"}
 local n = 0
+-- Every wrk thread runs its own copy of this script with the same random seed: the
+-- thread number keeps conversation ids distinct across threads.
+local threads = 0
+function setup(thread) threads = threads + 1; thread:set("tid", threads) end
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 request = function()
   n = n + 1
-  local body = string.format('{"text":"%s","conversation":"l%d-%d"}', qs[(n % #qs) + 1], math.random(1, 1000000000), n)
+  local body = string.format('{"text":"%s","conversation":"l%d-%d"}', qs[(n % #qs) + 1], tid, n)
   return wrk.format(nil, "/v1/ask", nil, body)
 end
 LUA

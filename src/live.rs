@@ -11,7 +11,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -21,6 +21,8 @@ pub struct Live {
     current: RwLock<(Arc<Advisor>, u64)>,
     /// First questions' answers, by text, for the generation that computed them.
     cache: Mutex<HashMap<Box<str>, Cached>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
 }
 
 /// An answer to a question asked with no conversation context, and the state it leaves.
@@ -36,6 +38,8 @@ impl Live {
         Live {
             current: RwLock::new((Arc::new(advisor), 1)),
             cache: Mutex::new(HashMap::new()),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
         }
     }
 
@@ -84,8 +88,10 @@ impl Live {
             .filter(|c| c.0 == generation)
             .cloned();
         if let Some(c) = hit {
+            self.hits.fetch_add(1, Ordering::Relaxed);
             return (c.1.clone(), c.2.clone());
         }
+        self.misses.fetch_add(1, Ordering::Relaxed);
         let (answer, next) = advisor.answer(question, state);
         let entry = Arc::new((generation, answer.clone(), next.clone()));
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
@@ -101,6 +107,22 @@ impl Live {
             cache.insert(question.into(), entry);
         }
         (answer, next)
+    }
+
+    /// The cache's counters in the Prometheus text format.
+    pub fn render_metrics(&self) -> String {
+        format!(
+            "# HELP gpu_advisor_answer_cache_total First questions answered from the answer cache (hit) or computed (miss).\n\
+             # TYPE gpu_advisor_answer_cache_total counter\n\
+             gpu_advisor_answer_cache_total{{result=\"hit\"}} {}\n\
+             gpu_advisor_answer_cache_total{{result=\"miss\"}} {}\n\
+             # HELP gpu_advisor_answer_cache_entries Answers held in the answer cache.\n\
+             # TYPE gpu_advisor_answer_cache_entries gauge\n\
+             gpu_advisor_answer_cache_entries {}\n",
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed),
+            self.cached()
+        )
     }
 
     /// How many answers the cache holds.

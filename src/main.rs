@@ -212,7 +212,11 @@ fn serve(advisor: Advisor, cli: &Cli) -> ExitCode {
     };
     match settings.log_format {
         LogFormat::Json => tracing_subscriber::fmt().json().with_target(false).init(),
-        LogFormat::Text => tracing_subscriber::fmt().with_target(false).init(),
+        LogFormat::Text => tracing_subscriber::fmt()
+            .with_target(false)
+            // Colour codes only on a terminal, not in log files.
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+            .init(),
     }
     let rt = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,

@@ -358,7 +358,7 @@ async fn catalog(AxState(app): AxState<Arc<App>>) -> Response {
 async fn metrics_text(AxState(app): AxState<Arc<App>>) -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        app.metrics.render(),
+        app.metrics.render() + &app.advisor.render_metrics(),
     )
         .into_response()
 }
