@@ -15,24 +15,10 @@ for _ in $(seq 50); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&
 rss() { awk '/VmRSS/ {print $2/1024 " MB"}' /proc/$pid/status; }
 echo "idle RSS: $(rss)"
 
+ask=benches/ask.lua
 lua=$(mktemp --suffix .lua)
-cat >"$lua" <<'LUA'
-local qs = {"微调 Qwen-14B 要什么卡?", "4090 能跑 70B 吗", "预算三千五能干嘛", "A100 和 H100 怎么选", "NVLink 是什么", "T4 一年多少钱"}
-local n = 0
--- Every wrk thread runs its own copy of this script with the same random seed: the
--- thread number keeps conversation ids distinct across threads.
-local threads = 0
-function setup(thread) threads = threads + 1; thread:set("tid", threads) end
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-request = function()
-  n = n + 1
-  local body = string.format('{"text":"%s","conversation":"c%d-%d"}', qs[(n % #qs) + 1], tid, n)
-  return wrk.format(nil, "/v1/ask", nil, body)
-end
-LUA
 echo "== /healthz"; wrk -t2 -c"$conns" -d"$dur" "http://127.0.0.1:$port/healthz"
-echo "== /v1/ask"; wrk -t2 -c"$conns" -d"$dur" -s "$lua" "http://127.0.0.1:$port/v1/ask"
+echo "== /v1/ask"; wrk -t2 -c"$conns" -d"$dur" -s "$ask" "http://127.0.0.1:$port/v1/ask" -- c
 echo "RSS after the /v1/ask run: $(rss)"
 
 # 100 000 distinct conversations.

@@ -16,24 +16,7 @@ trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 rss() { awk '/VmRSS/ {print $2/1024 " MB"}' /proc/$pid/status; }
 echo "RSS before: $(rss)"
-lua=$(mktemp --suffix .lua)
-cat >"$lua" <<'LUA'
-local qs = {"微调 Qwen-14B 要什么卡?", "4090 能跑 70B 吗", "预算三千五能干嘛", "A100 和 H100 怎么选", "NVLink 是什么", "T4 一年多少钱", "how much VRAM to serve Llama-3-8B for 50 users"}
-local n = 0
--- Every wrk thread runs its own copy of this script with the same random seed: the
--- thread number keeps conversation ids distinct across threads.
-local threads = 0
-function setup(thread) threads = threads + 1; thread:set("tid", threads) end
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-request = function()
-  n = n + 1
-  local body = string.format('{"text":"%s","conversation":"l%d-%d"}', qs[(n % #qs) + 1], tid, n)
-  return wrk.format(nil, "/v1/ask", nil, body)
-end
-LUA
-out=$(wrk -t2 -c"$conns" -d"$dur" --timeout 10s -s "$lua" "http://127.0.0.1:$port/v1/ask")
-rm -f "$lua"
+out=$(wrk -t2 -c"$conns" -d"$dur" --timeout 10s -s benches/ask.lua "http://127.0.0.1:$port/v1/ask" -- l "how much VRAM to serve Llama-3-8B for 50 users")
 echo "$out"
 echo "RSS after: $(rss); peak: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
 if grep -qE "Socket errors|Non-2xx" <<<"$out"; then

@@ -33,27 +33,12 @@ bin=target/release/gpu-advisor
 # The uvicorn script next to the real interpreter (not a pyenv shim, which adds ~0.1 s to start-up).
 uvicorn=${UVICORN:-$(python3 -c 'import os, sys; p = os.path.join(os.path.dirname(sys.executable), "uvicorn"); print(p if os.access(p, os.X_OK) else "uvicorn")')}
 logdir=$(mktemp -d /tmp/gpu-advisor-compare.XXXXXX)
-lua=$logdir/ask.lua
+lua=benches/ask.lua
 summary=$logdir/summary.tsv
 
 command -v wrk >/dev/null || { echo "wrk not found: apt-get install -y wrk" >&2; exit 1; }
 command -v "$uvicorn" >/dev/null || { echo "uvicorn not found: pip install fastapi uvicorn" >&2; exit 1; }
 
-cat >"$lua" <<'LUA'
-local qs = {"微调 Qwen-14B 要什么卡?", "4090 能跑 70B 吗", "预算三千五能干嘛", "A100 和 H100 怎么选", "NVLink 是什么", "T4 一年多少钱"}
-local n = 0
--- Every wrk thread runs its own copy of this script with the same random seed: the
--- thread number keeps conversation ids distinct across threads.
-local threads = 0
-function setup(thread) threads = threads + 1; thread:set("tid", threads) end
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-request = function()
-  n = n + 1
-  local body = string.format('{"text":"%s","conversation":"c%d-%d"}', qs[(n % #qs) + 1], tid, n)
-  return wrk.format(nil, "/v1/ask", nil, body)
-end
-LUA
 
 pid=
 stop() {
