@@ -17,8 +17,20 @@ echo "idle RSS: $(rss)"
 
 ask=benches/ask.lua
 lua=$(mktemp --suffix .lua)
-echo "== /healthz"; wrk -t2 -c"$conns" -d"$dur" "http://127.0.0.1:$port/healthz"
-echo "== /v1/ask"; wrk -t2 -c"$conns" -d"$dur" -s "$ask" "http://127.0.0.1:$port/v1/ask" -- c
+# The machine's other tenants move throughput by ±20 % from one run to the next: the
+# pair is run ROUNDS times, back to back, and each round's ratio printed with the median.
+rps() { awk '/Requests\/sec/ {print $2}'; }
+ratios=()
+for round in $(seq "${ROUNDS:-3}"); do
+  echo "== round $round: /healthz"
+  wrk -t2 -c"$conns" -d"$dur" "http://127.0.0.1:$port/healthz" | tee /tmp/gpu-advisor-wrk-h
+  echo "== round $round: /v1/ask"
+  wrk -t2 -c"$conns" -d"$dur" -s "$ask" "http://127.0.0.1:$port/v1/ask" -- "r$round-" | tee /tmp/gpu-advisor-wrk-a
+  r=$(awk -v a="$(rps </tmp/gpu-advisor-wrk-a)" -v h="$(rps </tmp/gpu-advisor-wrk-h)" 'BEGIN {printf "%.0f", 100 * a / h}')
+  echo "round $round: /v1/ask / /healthz = $r %"
+  ratios+=("$r")
+done
+echo "median /v1/ask / /healthz: $(printf '%s\n' "${ratios[@]}" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}') %"
 echo "RSS after the /v1/ask run: $(rss)"
 
 # 100 000 distinct conversations.

@@ -12,8 +12,39 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
+
+/// An answer, the conversation state it leaves, and its JSON body (CONTRACT.md §2),
+/// serialised at most once however many requests the answer serves.
+#[derive(Debug)]
+pub struct Answered {
+    pub answer: Answer,
+    pub state: State,
+    json: OnceLock<bytes::Bytes>,
+}
+
+impl Answered {
+    pub fn new(answer: Answer, state: State) -> Answered {
+        Answered {
+            answer,
+            state,
+            json: OnceLock::new(),
+        }
+    }
+
+    /// The answer as the JSON of `ask --json` and `/v1/ask`.
+    pub fn json(&self) -> bytes::Bytes {
+        self.json
+            .get_or_init(|| {
+                // Serialising a tree of plain structs, strings and finite numbers
+                // cannot fail; an empty object stands in should it ever.
+                serde_json::to_vec(&self.answer)
+                    .map_or_else(|_| bytes::Bytes::from_static(b"{}"), bytes::Bytes::from)
+            })
+            .clone()
+    }
+}
 
 /// The current advisor. Readers take a cheap `Arc` clone and answer with it, so a reload
 /// never waits for an answer in progress and an answer never sees half of a reload.
@@ -25,10 +56,10 @@ pub struct Live {
     misses: AtomicU64,
 }
 
-/// An answer to a question asked with no conversation context, and the state it leaves.
-type Cached = Arc<(u64, Answer, State)>;
+/// A first question's answer and the advisor generation that computed it.
+type Cached = (u64, Arc<Answered>);
 
-/// At most this many first-question answers are cached (about 4 KB each).
+/// At most this many first-question answers are cached (about 8 KB each with their JSON).
 pub const CACHE_ENTRIES: usize = 2048;
 /// Longer questions are answered without the cache.
 pub const CACHE_MAX_QUESTION_BYTES: usize = 512;
@@ -68,17 +99,28 @@ impl Live {
         self.current().1
     }
 
+    /// [`Advisor::answer`] with the current advisor, as owned values.
+    pub fn answer(&self, question: &str, state: &State) -> (Answer, State) {
+        let a = self.answered(question, state);
+        match Arc::try_unwrap(a) {
+            Ok(a) => (a.answer, a.state),
+            Err(a) => (a.answer.clone(), a.state.clone()),
+        }
+    }
+
     /// [`Advisor::answer`] with the current advisor. The core is a pure function of the
     /// question, the state and the loaded data, so a question that opens a conversation
     /// (the common case in tickets and groups: the same few questions again and again)
-    /// is answered from a bounded cache, which a reload empties. Follow-ups, whose
-    /// answers depend on the conversation, are always computed.
-    pub fn answer(&self, question: &str, state: &State) -> (Answer, State) {
+    /// is answered from a bounded cache, which a reload empties; a cached answer keeps
+    /// its JSON once serialised. Follow-ups, whose answers depend on the conversation,
+    /// are always computed.
+    pub fn answered(&self, question: &str, state: &State) -> Arc<Answered> {
         let (advisor, generation) = self.current();
         let cacheable =
             question.len() <= CACHE_MAX_QUESTION_BYTES && state.turns == 0 && state.last.is_none();
         if !cacheable {
-            return advisor.answer(question, state);
+            let (answer, next) = advisor.answer(question, state);
+            return Arc::new(Answered::new(answer, next));
         }
         let hit = self
             .cache
@@ -86,14 +128,14 @@ impl Live {
             .unwrap_or_else(|e| e.into_inner())
             .get(question)
             .filter(|c| c.0 == generation)
-            .cloned();
-        if let Some(c) = hit {
+            .map(|c| Arc::clone(&c.1));
+        if let Some(a) = hit {
             self.hits.fetch_add(1, Ordering::Relaxed);
-            return (c.1.clone(), c.2.clone());
+            return a;
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
         let (answer, next) = advisor.answer(question, state);
-        let entry = Arc::new((generation, answer.clone(), next.clone()));
+        let entry = Arc::new(Answered::new(answer, next));
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         if cache.len() >= CACHE_ENTRIES {
             // Hash order is arbitrary: this drops an arbitrary eighth.
@@ -104,9 +146,9 @@ impl Live {
         }
         // An answer computed on an advisor that a reload has replaced meanwhile is not kept.
         if generation == self.generation() {
-            cache.insert(question.into(), entry);
+            cache.insert(question.into(), (generation, Arc::clone(&entry)));
         }
-        (answer, next)
+        entry
     }
 
     /// The cache's counters in the Prometheus text format.
@@ -311,6 +353,24 @@ mod tests {
         assert_eq!(live.generation(), 2);
         let after = price(&live.answer(q, &State::default()).0);
         assert_eq!(after, before.map(|p| p + 11.0));
+    }
+
+    #[test]
+    fn a_cached_answer_is_serialised_once_and_matches_the_answer() {
+        let live = Live::new(data::embedded());
+        let q = "微调 Qwen-14B 要什么卡?";
+        let first = live.answered(q, &State::default());
+        let a = first.json();
+        let b = live.answered(q, &State::default()).json();
+        // The same bytes, not an equal copy: the hit did not serialise again.
+        assert_eq!(a.as_ptr(), b.as_ptr());
+        let expected = serde_json::to_vec(&data::embedded().answer(q, &State::default()).0);
+        assert_eq!(a.as_ref(), expected.expect("serialisable").as_slice());
+        // A follow-up is its own answer with its own JSON.
+        let f = live.answered("INT4 呢", &first.state);
+        assert_ne!(f.json(), a);
+        let v: serde_json::Value = serde_json::from_slice(&f.json()).expect("JSON");
+        assert_eq!(v["workload"]["precision"], "int4");
     }
 
     #[test]

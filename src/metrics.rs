@@ -29,7 +29,8 @@ pub struct Metrics {
     buckets: Vec<AtomicU64>,
     reply_count: AtomicU64,
     reply_sum_micros: AtomicU64,
-    http: Mutex<BTreeMap<(String, u16), u64>>,
+    /// Requests by route, then status.
+    http: Mutex<BTreeMap<String, BTreeMap<u16, u64>>>,
     pub reload_failures: AtomicU64,
     pub reloads: AtomicU64,
     pub store_errors: AtomicU64,
@@ -64,10 +65,10 @@ impl Metrics {
                 c.fetch_add(1, Ordering::Relaxed);
             }
         }
-        for (b, c) in BUCKETS.iter().zip(&self.buckets) {
-            if seconds <= *b {
-                c.fetch_add(1, Ordering::Relaxed);
-            }
+        // Each reply counts in its own bucket only (one atomic, not one per bucket it
+        // falls under); render() adds them up into Prometheus' cumulative buckets.
+        if let Some(i) = BUCKETS.iter().position(|b| seconds <= *b) {
+            self.buckets[i].fetch_add(1, Ordering::Relaxed);
         }
         self.reply_count.fetch_add(1, Ordering::Relaxed);
         self.reply_sum_micros
@@ -82,7 +83,12 @@ impl Metrics {
 
     pub fn http(&self, route: &str, status: u16) {
         let mut m = self.http.lock().unwrap_or_else(|e| e.into_inner());
-        *m.entry((route.to_string(), status)).or_insert(0) += 1;
+        match m.get_mut(route) {
+            Some(statuses) => *statuses.entry(status).or_insert(0) += 1,
+            None => {
+                m.insert(route.to_string(), BTreeMap::from([(status, 1)]));
+            }
+        }
     }
 
     /// The Prometheus text exposition.
@@ -114,8 +120,10 @@ impl Metrics {
             );
         }
         o.push_str("# HELP gpu_advisor_reply_seconds Time to compute a reply.\n# TYPE gpu_advisor_reply_seconds histogram\n");
+        let mut below = 0;
         for (b, n) in BUCKETS.iter().zip(&self.buckets) {
-            let _ = writeln!(o, "gpu_advisor_reply_seconds_bucket{{le=\"{b}\"}} {}", v(n));
+            below += v(n);
+            let _ = writeln!(o, "gpu_advisor_reply_seconds_bucket{{le=\"{b}\"}} {below}");
         }
         let count = v(&self.reply_count);
         let _ = writeln!(o, "gpu_advisor_reply_seconds_bucket{{le=\"+Inf\"}} {count}");
@@ -130,11 +138,13 @@ impl Metrics {
         if http.is_empty() {
             o.push_str("gpu_advisor_http_requests_total{route=\"/healthz\",status=\"200\"} 0\n");
         }
-        for ((r, s), n) in http.iter() {
-            let _ = writeln!(
-                o,
-                "gpu_advisor_http_requests_total{{route=\"{r}\",status=\"{s}\"}} {n}"
-            );
+        for (r, statuses) in http.iter() {
+            for (s, n) in statuses {
+                let _ = writeln!(
+                    o,
+                    "gpu_advisor_http_requests_total{{route=\"{r}\",status=\"{s}\"}} {n}"
+                );
+            }
         }
         o.push_str("# HELP gpu_advisor_reload_failures_total Data reloads rejected for errors.\n# TYPE gpu_advisor_reload_failures_total counter\n");
         let _ = writeln!(
@@ -177,5 +187,35 @@ mod tests {
         assert!(text.contains("gpu_advisor_unanswered_total{channel=\"wecom\"} 1"));
         assert!(text.contains("gpu_advisor_reply_seconds_bucket{le=\"0.0005\"} 1"));
         assert!(text.contains("gpu_advisor_reply_seconds_bucket{le=\"0.0001\"} 0"));
+    }
+
+    #[test]
+    fn histogram_buckets_are_cumulative_and_end_at_the_count() {
+        let m = Metrics::new();
+        for s in [0.00005, 0.0003, 0.002, 0.002, 7.0] {
+            m.question("http", "recommend", s);
+        }
+        m.http("/v1/ask", 200);
+        m.http("/v1/ask", 200);
+        m.http("/v1/ask", 400);
+        let text = m.render();
+        for (le, n) in [
+            ("0.0001", 1),
+            ("0.0005", 2),
+            ("0.001", 2),
+            ("0.005", 4),
+            ("5", 4),
+            ("+Inf", 5),
+        ] {
+            let line = format!("gpu_advisor_reply_seconds_bucket{{le=\"{le}\"}} {n}\n");
+            assert!(text.contains(&line), "{line} in\n{text}");
+        }
+        assert!(text.contains("gpu_advisor_reply_seconds_count 5\n"));
+        assert!(
+            text.contains("gpu_advisor_http_requests_total{route=\"/v1/ask\",status=\"200\"} 2\n")
+        );
+        assert!(
+            text.contains("gpu_advisor_http_requests_total{route=\"/v1/ask\",status=\"400\"} 1\n")
+        );
     }
 }

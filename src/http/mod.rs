@@ -7,10 +7,10 @@ pub mod wecom;
 
 pub use crate::metrics;
 
-use crate::advisor::{Advisor, Answer, Intent};
+use crate::advisor::{Advisor, Intent};
 use crate::app::{Chat, Limits};
 use crate::config::Settings;
-use crate::live::Live;
+use crate::live::{Answered, Live};
 use crate::ratelimit::Buckets;
 use crate::redis_store::RedisStore;
 use crate::store::{MemoryStore, Observed, Store};
@@ -119,14 +119,12 @@ impl App {
 
     /// Answers `text` in conversation `id` (a fresh one when None); the state lives in
     /// the store, so any replica continues the conversation.
-    pub async fn ask(&self, channel: Channel, text: &str, id: Option<&str>) -> Answer {
+    pub async fn ask(&self, channel: Channel, text: &str, id: Option<&str>) -> Arc<Answered> {
         let t0 = Instant::now();
+        // Conversation ids are cut to 128 characters.
         let key = id.map(|id| {
-            format!(
-                "{}:{}",
-                channel.id(),
-                id.chars().take(128).collect::<String>()
-            )
+            let end = id.char_indices().nth(128).map_or(id.len(), |(i, _)| i);
+            format!("{}:{}", channel.id(), &id[..end])
         });
         let mut state = None;
         if let Some(k) = &key {
@@ -137,9 +135,10 @@ impl App {
                 }
             }
         }
-        let (answer, next) = self.advisor.answer(text, &state.unwrap_or_default());
+        let answered = self.advisor.answered(text, &state.unwrap_or_default());
+        let answer = &answered.answer;
         if let Some(k) = key {
-            if let Err(e) = self.store.save(&k, &next, CONVERSATION_TTL).await {
+            if let Err(e) = self.store.save(&k, &answered.state, CONVERSATION_TTL).await {
                 tracing::warn!(error = %e, "store unavailable: conversation state not saved");
             }
         }
@@ -153,7 +152,7 @@ impl App {
                 append_line(path, &line);
             }
         }
-        answer
+        answered
     }
 
     /// Sends `parts` through the WeCom group robot in the background, within its rate.
@@ -221,18 +220,39 @@ fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
     h.get(name).and_then(|v| v.to_str().ok())
 }
 
+/// Who called `/v1/ask`, as far as rate limiting is concerned.
+enum Caller<'a> {
+    /// No credentials configured: a loopback peer.
+    Local(std::net::IpAddr),
+    /// A valid bearer token (the whole header value).
+    Token(&'a str),
+    /// A valid HMAC signature from this address.
+    Signed(std::net::IpAddr),
+}
+
+impl Caller<'_> {
+    /// The rate-limit bucket; only built when limits are on.
+    fn key(&self) -> String {
+        match self {
+            Caller::Local(ip) => ip.to_string(),
+            Caller::Token(t) => format!("token:{t}"),
+            Caller::Signed(ip) => format!("hmac:{ip}"),
+        }
+    }
+}
+
 /// Who may call `/v1/ask`: any configured credential, or with none configured only
 /// callers on the loopback interface.
-fn authorize(
+fn authorize<'a>(
     app: &App,
     peer: SocketAddr,
-    h: &HeaderMap,
+    h: &'a HeaderMap,
     body: &[u8],
-) -> Result<String, &'static str> {
+) -> Result<Caller<'a>, &'static str> {
     let s = &app.settings;
     if s.ask_is_open() {
         return if peer.ip().is_loopback() {
-            Ok(peer.ip().to_string())
+            Ok(Caller::Local(peer.ip()))
         } else {
             Err("no credentials configured: open to 127.0.0.1 only")
         };
@@ -240,12 +260,7 @@ fn authorize(
     let mut last = auth::AuthError::Missing;
     if !s.api_tokens.is_empty() {
         match auth::bearer(header_str(h, "authorization"), &s.api_tokens) {
-            Ok(()) => {
-                return Ok(format!(
-                    "token:{}",
-                    header_str(h, "authorization").unwrap_or("")
-                ))
-            }
+            Ok(()) => return Ok(Caller::Token(header_str(h, "authorization").unwrap_or(""))),
             Err(e) => last = e,
         }
     }
@@ -253,7 +268,7 @@ fn authorize(
         let sig = header_str(h, "x-signature-256");
         let ts = header_str(h, "x-timestamp");
         match auth::signature(sig, ts, body, &s.webhook_secrets, unix_now()) {
-            Ok(()) => return Ok(format!("hmac:{}", peer.ip())),
+            Ok(()) => return Ok(Caller::Signed(peer.ip())),
             Err(e) if e != auth::AuthError::Missing || last == auth::AuthError::Missing => last = e,
             Err(_) => {}
         }
@@ -295,7 +310,7 @@ async fn ask(
         let wait = limits
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .take(&client, app.started.elapsed().as_secs_f64());
+            .take(&client.key(), app.started.elapsed().as_secs_f64());
         if let Err(secs) = wait {
             let mut r = error(
                 StatusCode::TOO_MANY_REQUESTS,
@@ -319,11 +334,14 @@ async fn ask(
             );
         }
     };
-    Json(
-        app.ask(Channel::Http, &req.text, req.conversation.as_deref())
-            .await,
+    let answered = app
+        .ask(Channel::Http, &req.text, req.conversation.as_deref())
+        .await;
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        answered.json(),
     )
-    .into_response()
+        .into_response()
 }
 
 async fn catalog(AxState(app): AxState<Arc<App>>) -> Response {
@@ -365,10 +383,8 @@ async fn metrics_text(AxState(app): AxState<Arc<App>>) -> Response {
 
 /// Gives every request an id (kept from `X-Request-Id` when sent), logs it, counts it.
 async fn observe(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Response {
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or("unmatched".to_string(), |p| p.as_str().to_string());
+    let matched = req.extensions().get::<MatchedPath>().cloned();
+    let route = matched.as_ref().map_or("unmatched", MatchedPath::as_str);
     let id = header_str(req.headers(), "x-request-id")
         .filter(|v| v.len() <= 64)
         .map(str::to_string)
@@ -384,7 +400,7 @@ async fn observe(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> R
     let span = tracing::info_span!("request", request_id = %id, %method, route = %route);
     let mut resp = next.run(req).instrument(span.clone()).await;
     let status = resp.status().as_u16();
-    app.metrics.http(&route, status);
+    app.metrics.http(route, status);
     span.in_scope(|| tracing::info!(status, micros = t0.elapsed().as_micros() as u64, "handled"));
     if let Ok(v) = HeaderValue::from_str(&id) {
         resp.headers_mut().insert("x-request-id", v);

@@ -185,7 +185,7 @@ pub async fn message(
     let question = strip_mention(msg.content.as_deref().unwrap_or(""));
     let conversation = format!("wecom:{}", msg.chat_id.as_deref().unwrap_or(&msg.from_user));
     let answer = app.ask(Channel::Wecom, question, Some(&conversation)).await;
-    let text = plain_text(&answer.rendered);
+    let text = plain_text(&answer.answer.rendered);
     let max = app.settings.wecom_passive_max_bytes.min(PASSIVE_MAX_BYTES);
     let mut parts = split_bytes(&text, max);
     let first = if parts.len() > 1 {
