@@ -7,15 +7,23 @@ cd "$(dirname "$0")/.."
 port=${PORT:-18080}
 dur=${DURATION:-10s}
 conns=${CONNECTIONS:-64}
-bin=target/release/gpu-advisor
-GPU_ADVISOR_LISTEN=127.0.0.1:$port "$bin" serve >/tmp/gpu-advisor-bench.log 2>&1 &
+bin=${BIN:-target/release/gpu-advisor}
+# The server and wrk would otherwise compete for the same cores, and the split between
+# them (not the server's work) would decide the figures: with two or more cores the
+# server gets CPU 0 (one runtime worker) and wrk the others. PIN=0 shares all cores.
+server=() load=(wrk -t2)
+if [ "${PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
+  server=(env TOKIO_WORKER_THREADS=1 taskset -c 0)
+  load=(taskset -c "1-$(($(nproc) - 1))" wrk -t"$(($(nproc) - 1))")
+fi
+GPU_ADVISOR_LISTEN=127.0.0.1:$port "${server[@]}" "$bin" serve >/tmp/gpu-advisor-bench.log 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 rss() { awk '/VmRSS/ {print $2/1024 " MB"}' /proc/$pid/status; }
 echo "idle RSS: $(rss)"
 
-ask=benches/ask.lua
+ask=${ASK:-benches/ask.lua}
 lua=$(mktemp --suffix .lua)
 # The machine's other tenants move throughput by ±20 % from one run to the next: the
 # pair is run ROUNDS times, back to back, and each round's ratio printed with the median.
@@ -23,9 +31,9 @@ rps() { awk '/Requests\/sec/ {print $2}'; }
 ratios=()
 for round in $(seq "${ROUNDS:-3}"); do
   echo "== round $round: /healthz"
-  wrk -t2 -c"$conns" -d"$dur" "http://127.0.0.1:$port/healthz" | tee /tmp/gpu-advisor-wrk-h
+  "${load[@]}" -c"$conns" -d"$dur" "http://127.0.0.1:$port/healthz" | tee /tmp/gpu-advisor-wrk-h
   echo "== round $round: /v1/ask"
-  wrk -t2 -c"$conns" -d"$dur" -s "$ask" "http://127.0.0.1:$port/v1/ask" -- "r$round-" | tee /tmp/gpu-advisor-wrk-a
+  "${load[@]}" -c"$conns" -d"$dur" -s "$ask" "http://127.0.0.1:$port/v1/ask" -- "r$round-" | tee /tmp/gpu-advisor-wrk-a
   r=$(awk -v a="$(rps </tmp/gpu-advisor-wrk-a)" -v h="$(rps </tmp/gpu-advisor-wrk-h)" 'BEGIN {printf "%.0f", 100 * a / h}')
   echo "round $round: /v1/ask / /healthz = $r %"
   ratios+=("$r")
@@ -48,7 +56,7 @@ request = function()
   return wrk.format(nil, "/v1/ask", nil, body)
 end
 LUA
-wrk -t1 -c8 -d"${FILL:-20s}" -s "$lua" "http://127.0.0.1:$port/v1/ask" | grep -E "requests in|Requests/sec"
+"${load[@]}" -c8 -d"${FILL:-20s}" -s "$lua" "http://127.0.0.1:$port/v1/ask" | grep -E "requests in|Requests/sec"
 echo "RSS with the memory store full of conversations: $(rss)"
 curl -fsS "http://127.0.0.1:$port/metrics" | grep -E '^gpu_advisor_questions_total\{channel="http",intent="(feasibility|recommend)"\}'
 rm -f "$lua"
