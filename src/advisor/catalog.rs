@@ -284,6 +284,13 @@ pub const TOPIC_IDS: &[&str] = &[
 
 /// Normalises a name for alias matching: lowercase, without spaces, `-`, `_`, `.`.
 pub fn normalize_alias(s: &str) -> String {
+    if s.is_ascii() {
+        return s
+            .bytes()
+            .filter(|b| !matches!(b, b' ' | b'-' | b'_' | b'.'))
+            .map(|b| char::from(b.to_ascii_lowercase()))
+            .collect();
+    }
     s.chars()
         .filter(|c| !matches!(c, ' ' | '-' | '_' | '.' | '\u{3000}'))
         .flat_map(|c| c.to_lowercase())

@@ -58,24 +58,69 @@ pub struct Found {
 /// scanned once for all of them.
 #[derive(Debug)]
 pub struct Lexicon {
-    entries: HashMap<String, Entry>,
-    /// All patterns; `set_ranges[name]` is the index range of an entry's patterns.
+    entries: HashMap<String, Entry, Names>,
+    /// All patterns of all entries, in one set.
     all: regex::RegexSet,
-    set_ranges: HashMap<String, std::ops::Range<usize>>,
+    /// Each entry's number, by name.
+    numbers: HashMap<String, usize, Names>,
+    /// For each pattern of `all`, the number of its entry.
+    pattern_entry: Vec<usize>,
+}
+
+/// Hashing for the lexicon's tables, looked up by the parser dozens of times per question
+/// with names from our own code and intents/ (never user text, so no need for SipHash's
+/// resistance to chosen keys): FxHash's multiply-rotate, 8 bytes at a time.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Names;
+
+impl std::hash::BuildHasher for Names {
+    type Hasher = NameHasher;
+    fn build_hasher(&self) -> NameHasher {
+        NameHasher(0)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct NameHasher(u64);
+
+impl NameHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let mut last = [0u8; 8];
+        let rest = chunks.remainder();
+        last[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 56));
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl Default for Lexicon {
     fn default() -> Self {
         Lexicon {
-            entries: HashMap::new(),
+            entries: HashMap::default(),
             all: regex::RegexSet::empty(),
-            set_ranges: HashMap::new(),
+            numbers: HashMap::default(),
+            pattern_entry: Vec::new(),
         }
     }
 }
 
-/// Which patterns of the lexicon match one text (from [`Lexicon::scan`]).
-pub struct Scan(regex::SetMatches);
+/// Which entries (by number) matched one text (from [`Lexicon::scan`]).
+pub struct Scan(Vec<bool>);
 
 /// Cue names the parser relies on; `check` fails when one is missing.
 pub const CUES: &[&str] = &[
@@ -251,10 +296,11 @@ impl Lexicon {
             return Err(problems);
         }
         let mut sources = Vec::new();
-        for (name, e) in &lex.entries {
-            let start = sources.len();
+        for (number, (name, e)) in lex.entries.iter().enumerate() {
             sources.extend(e.patterns.iter().map(|re| re.as_str().to_string()));
-            lex.set_ranges.insert(name.clone(), start..sources.len());
+            lex.pattern_entry
+                .extend(std::iter::repeat_n(number, e.patterns.len()));
+            lex.numbers.insert(name.clone(), number);
         }
         lex.all = regex::RegexSetBuilder::new(&sources)
             .size_limit(1 << 24)
@@ -272,14 +318,18 @@ impl Lexicon {
 
     /// Scans `text` once for every pattern.
     pub fn scan(&self, text: &str) -> Scan {
-        Scan(self.all.matches(text))
+        let mut matched = vec![false; self.numbers.len()];
+        for i in self.all.matches(text).iter() {
+            matched[self.pattern_entry[i]] = true;
+        }
+        Scan(matched)
     }
 
     /// As [`has`](Self::has), from a scan of the same text.
     pub fn has_in(&self, scan: &Scan, name: &str) -> bool {
-        self.set_ranges
+        self.numbers
             .get(name)
-            .is_some_and(|r| r.clone().any(|i| scan.0.matched(i)))
+            .is_some_and(|&n| scan.0.get(n).copied().unwrap_or(false))
     }
 
     /// As [`find_with`](Self::find_with), running captures only if the scan matched.
@@ -337,8 +387,13 @@ pub fn normalize(text: &str) -> String {
             out.push(' ');
         }
         space = false;
-        for l in c.to_lowercase() {
-            out.push(l);
+        // ASCII and CJK ideographs (most of every question) skip the case tables.
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else if ('\u{4E00}'..='\u{9FFF}').contains(&c) {
+            out.push(c);
+        } else {
+            out.extend(c.to_lowercase());
         }
     }
     out

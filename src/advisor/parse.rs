@@ -319,7 +319,8 @@ impl Parser {
             ("precision.bf16", Precision::Bf16),
         ]
         .iter()
-        .find(|(s, _)| lex.has(s, &prec_text))
+        // Blanking only removes text, so a slot the whole text did not match is skipped.
+        .find(|(s, _)| lex.has_in(&scan, s) && lex.has(s, &prec_text))
         .map(|(_, p)| *p);
 
         a.awq = lex.has_in(&scan, "format.awq");

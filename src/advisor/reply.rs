@@ -52,7 +52,7 @@ impl Reply {
 
     /// Markdown as the CLI, `/v1/ask` and the console show it.
     pub fn markdown(&self) -> String {
-        let mut out = String::new();
+        let mut out = String::with_capacity(1024);
         for b in &self.blocks {
             if !out.is_empty() {
                 out.push('\n');
@@ -75,15 +75,61 @@ impl Reply {
                     }
                 }
                 Block::Table { head, rows } => {
-                    out.push_str(&format!("| {} |\n", head.join(" | ")));
-                    out.push_str(&format!("|{}\n", "---|".repeat(head.len())));
+                    table_row(&mut out, head);
+                    out.push('|');
+                    for _ in head {
+                        out.push_str("---|");
+                    }
+                    out.push('\n');
                     for r in rows {
-                        out.push_str(&format!("| {} |\n", r.join(" | ")));
+                        table_row(&mut out, r);
                     }
                 }
             }
         }
-        cut_lines(out.trim_end(), MAX_REPLY_CHARS)
+        let kept = out.trim_end().len();
+        if out[..kept].chars().count() <= MAX_REPLY_CHARS {
+            out.truncate(kept);
+            return out;
+        }
+        cut_lines(&out[..kept], MAX_REPLY_CHARS)
+    }
+}
+
+fn table_row(out: &mut String, cells: &[String]) {
+    out.push('|');
+    for c in cells {
+        out.push(' ');
+        out.push_str(c);
+        out.push_str(" |");
+    }
+    out.push('\n');
+}
+
+/// `v` with `decimals` places, rounded half away from zero as [`super::answer::round1`]
+/// rounds the JSON figures, so the text and the JSON of one answer always agree. Formats
+/// through integers: exact decimal expansion of the binary value (what `{:.1}` does) is
+/// needless here and the slowest part of a reply.
+pub struct Fixed(pub f64, pub usize);
+
+impl std::fmt::Display for Fixed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Fixed(v, d) = *self;
+        let scale = 10i64.pow(d.min(6) as u32);
+        if d > 6 || !v.is_finite() || v.abs() * scale as f64 >= 9e15 {
+            return write!(f, "{v:.d$}");
+        }
+        let n = (v * scale as f64).round() as i64;
+        let sign = if n < 0 { "-" } else { "" };
+        let (int, frac) = (
+            n.unsigned_abs() / scale as u64,
+            n.unsigned_abs() % scale as u64,
+        );
+        if d == 0 {
+            write!(f, "{sign}{int}")
+        } else {
+            write!(f, "{sign}{int}.{frac:0d$}")
+        }
     }
 }
 
@@ -143,17 +189,17 @@ pub fn money_range(r: Range) -> String {
 
 /// GB with one decimal.
 pub fn gb(v: f64) -> String {
-    format!("{:.1}", v)
+    Fixed(v, 1).to_string()
 }
 
 /// Billions of parameters, as model cards write them.
 pub fn params(b: f64) -> String {
     if b >= 100.0 {
-        format!("{:.0}B", b)
+        format!("{}B", Fixed(b, 0))
     } else if b >= 10.0 {
-        format!("{:.1}B", b).replace(".0B", "B")
+        format!("{}B", Fixed(b, 1)).replace(".0B", "B")
     } else {
-        let s = format!("{:.2}", b);
+        let s = Fixed(b, 2).to_string();
         format!("{}B", s.trim_end_matches('0').trim_end_matches('.'))
     }
 }
@@ -161,10 +207,22 @@ pub fn params(b: f64) -> String {
 /// Hours as "35 h" or "3.2 天" / "3.2 days".
 pub fn duration(hours: f64, lang: Lang) -> String {
     match lang {
-        Lang::Zh if hours >= 48.0 => format!("约 {:.0} 小时（{:.1} 天）", hours, hours / 24.0),
-        Lang::Zh => format!("约 {:.1} 小时", hours),
-        Lang::En if hours >= 48.0 => format!("about {:.0} h ({:.1} days)", hours, hours / 24.0),
-        Lang::En => format!("about {:.1} h", hours),
+        Lang::Zh if hours >= 48.0 => {
+            format!(
+                "约 {} 小时（{} 天）",
+                Fixed(hours, 0),
+                Fixed(hours / 24.0, 1)
+            )
+        }
+        Lang::Zh => format!("约 {} 小时", Fixed(hours, 1)),
+        Lang::En if hours >= 48.0 => {
+            format!(
+                "about {} h ({} days)",
+                Fixed(hours, 0),
+                Fixed(hours / 24.0, 1)
+            )
+        }
+        Lang::En => format!("about {} h", Fixed(hours, 1)),
     }
 }
 
@@ -201,6 +259,25 @@ mod tests {
         assert_eq!(params(1.84), "1.84B");
         assert_eq!(params(405.9), "406B");
         assert_eq!(params(70.0), "70B");
+    }
+
+    #[test]
+    fn fixed_rounds_half_away_from_zero_like_the_json() {
+        assert_eq!(Fixed(0.25, 1).to_string(), "0.3");
+        assert_eq!(Fixed(-0.25, 1).to_string(), "-0.3");
+        assert_eq!(Fixed(145.84, 1).to_string(), "145.8");
+        assert_eq!(Fixed(2.0, 2).to_string(), "2.00");
+        assert_eq!(Fixed(0.04, 1).to_string(), "0.0");
+        assert_eq!(Fixed(1e300, 1).to_string(), format!("{:.1}", 1e300));
+        assert_eq!(Fixed(f64::NAN, 1).to_string(), "NaN");
+        for v in [0.0, 0.05, 1.15, 23.95, 79.99, 1234.5678, 1e9 + 0.45] {
+            let json = crate::advisor::answer::round1(v);
+            assert_eq!(
+                Fixed(v, 1).to_string().parse::<f64>().ok(),
+                Some(json),
+                "{v}"
+            );
+        }
     }
 
     #[test]
