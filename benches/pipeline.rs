@@ -7,6 +7,10 @@ use gpu_advisor::advisor::State;
 use gpu_advisor::data;
 use std::time::{Duration, Instant};
 
+/// The allocator the `gpu-advisor` binary runs with (src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn questions() -> Vec<String> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/eval/dev.jsonl");
     let fallback = "微调 Qwen-14B 要什么卡?\n4090 能跑 70B 吗\n预算三千五能干嘛\nA100 和 H100 怎么选\nNVLink 是什么".to_string();

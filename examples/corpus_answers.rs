@@ -8,6 +8,10 @@ use gpu_advisor::advisor::State;
 use gpu_advisor::data;
 use std::hint::black_box;
 
+/// The allocator the `gpu-advisor` binary runs with (src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let rounds: usize = std::env::args()
         .nth(1)
