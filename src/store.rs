@@ -47,33 +47,59 @@ pub trait Store: Send + Sync {
 }
 
 /// A bounded map whose entries expire; past its capacity the entries that would expire
-/// soonest go first.
+/// soonest go first. Large maps are split into shards, each with its own lock and an
+/// equal part of the capacity, so that requests on different keys rarely wait for each
+/// other and making room (a pass over one shard) stalls one shard's callers for a
+/// sixteenth of the time a pass over the whole map would.
 pub struct TtlMap<V> {
+    /// Capacity of each shard.
     capacity: usize,
-    inner: Mutex<HashMap<String, (V, Instant)>>,
+    shards: Box<[Mutex<Shard<V>>]>,
+    /// Picks the shard: randomly keyed, as the keys come from outside.
+    hasher: std::collections::hash_map::RandomState,
 }
+
+/// One shard: values and when they expire, by key.
+type Shard<V> = HashMap<String, (V, Instant)>;
+
+/// Maps at least this large are sharded.
+const SHARDED_FROM: usize = 1024;
+const SHARDS: usize = 16;
 
 impl<V: Clone> TtlMap<V> {
     pub fn new(capacity: usize) -> TtlMap<V> {
+        let capacity = capacity.max(1);
+        let shards = if capacity >= SHARDED_FROM { SHARDS } else { 1 };
         TtlMap {
-            capacity: capacity.max(1),
-            inner: Mutex::new(HashMap::new()),
+            capacity: capacity.div_ceil(shards),
+            shards: (0..shards).map(|_| Mutex::new(HashMap::new())).collect(),
+            hasher: Default::default(),
         }
+    }
+
+    fn shard(&self, key: &str) -> std::sync::MutexGuard<'_, Shard<V>> {
+        use std::hash::BuildHasher;
+        let i = if self.shards.len() == 1 {
+            0
+        } else {
+            self.hasher.hash_one(key) as usize % self.shards.len()
+        };
+        self.shards[i].lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The value under `key` while it has not expired.
     pub fn get(&self, key: &str) -> Option<V> {
-        let map = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        map.get(key)
+        self.shard(key)
+            .get(key)
             .filter(|(_, until)| *until > Instant::now())
             .map(|(v, _)| v.clone())
     }
 
     /// Stores `value` for `ttl`, evicting expired entries, then the soonest to expire,
-    /// when full.
+    /// when its shard is full.
     pub fn put(&self, key: String, value: V, ttl: Duration) {
         let now = Instant::now();
-        let mut map = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = self.shard(&key);
         if map.len() >= self.capacity && !map.contains_key(&key) {
             map.retain(|_, (_, until)| *until > now);
             if map.len() >= self.capacity {
@@ -91,8 +117,18 @@ impl<V: Clone> TtlMap<V> {
 
     /// Inserts only when absent (or expired): true when inserted.
     pub fn put_new(&self, key: String, value: V, ttl: Duration) -> bool {
-        if self.get(&key).is_some() {
-            return false;
+        let now = Instant::now();
+        {
+            let mut map = self.shard(&key);
+            match map.get(&key) {
+                Some((_, until)) if *until > now => return false,
+                // Below capacity the check and the insert happen under one lock.
+                _ if map.len() < self.capacity => {
+                    map.insert(key, (value, now + ttl));
+                    return true;
+                }
+                _ => {}
+            }
         }
         self.put(key, value, ttl);
         true
@@ -102,9 +138,8 @@ impl<V: Clone> TtlMap<V> {
     pub fn update(&self, key: &str, init: V, ttl: Duration, f: impl FnOnce(&mut V)) -> V {
         let now = Instant::now();
         {
-            let mut map = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((v, until)) = map.get_mut(key).filter(|(_, until)| *until > now) {
-                let _ = until;
+            let mut map = self.shard(key);
+            if let Some((v, _)) = map.get_mut(key).filter(|(_, until)| *until > now) {
                 f(v);
                 return v.clone();
             }
@@ -116,7 +151,10 @@ impl<V: Clone> TtlMap<V> {
     }
 
     pub fn len(&self) -> usize {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.shards
+            .iter()
+            .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()).len())
+            .sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -307,6 +345,29 @@ mod tests {
         }
         assert_eq!(m.len(), 800);
         assert_eq!(m.get("k100"), Some(100));
+    }
+
+    #[test]
+    fn a_sharded_map_stays_bounded_and_keeps_the_newest() {
+        let m = TtlMap::new(16_000);
+        assert_eq!(m.shards.len(), SHARDS);
+        for i in 0..40_000u64 {
+            m.put(format!("c{i}"), i, Duration::from_secs(1000 + i));
+        }
+        let n = m.len();
+        assert!((14_000..=16_000).contains(&n), "{n} entries");
+        // Every shard evicts its soonest-to-expire: the newest keys are all there.
+        for i in 39_000..40_000u64 {
+            assert_eq!(m.get(&format!("c{i}")), Some(i));
+        }
+        assert_eq!(m.get("c0"), None);
+        assert!(m.put_new("fresh".into(), 1, Duration::from_secs(60)));
+        assert!(!m.put_new("fresh".into(), 2, Duration::from_secs(60)));
+        assert_eq!(m.get("fresh"), Some(1));
+        assert_eq!(
+            m.update("fresh", 0, Duration::from_secs(60), |v| *v += 10),
+            11
+        );
     }
 
     #[test]
