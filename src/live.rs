@@ -22,6 +22,7 @@ pub struct Answered {
     pub answer: Answer,
     pub state: State,
     json: OnceLock<bytes::Bytes>,
+    state_json: OnceLock<Box<[u8]>>,
 }
 
 impl Answered {
@@ -30,7 +31,15 @@ impl Answered {
             answer,
             state,
             json: OnceLock::new(),
+            state_json: OnceLock::new(),
         }
+    }
+
+    /// The state it leaves, as the store keeps it ([`crate::store::encode_state`]),
+    /// encoded at most once.
+    pub fn state_json(&self) -> &[u8] {
+        self.state_json
+            .get_or_init(|| crate::store::encode_state(&self.state).into_boxed_slice())
     }
 
     /// The answer as the JSON of `ask --json` and `/v1/ask`.

@@ -126,8 +126,7 @@ impl Store for RedisStore {
             Ok(v.and_then(|s| serde_json::from_str(&s).ok()))
         })
     }
-    fn save(&self, k: &str, state: &State, ttl: Duration) -> StoreFuture<'_, ()> {
-        let json = serde_json::to_string(state).unwrap_or_default();
+    fn save_encoded(&self, k: &str, json: &[u8], ttl: Duration) -> StoreFuture<'_, ()> {
         let cmd = redis::cmd("SET")
             .arg(key("state", k))
             .arg(json)

@@ -23,13 +23,24 @@ impl std::fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+/// A conversation state as both backends keep it: compact JSON, where what was not said
+/// is left out.
+pub fn encode_state(state: &State) -> Vec<u8> {
+    serde_json::to_vec(state).unwrap_or_default()
+}
+
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
 pub trait Store: Send + Sync {
     /// The conversation state under `key`, if it has not expired.
     fn load(&self, key: &str) -> StoreFuture<'_, Option<State>>;
     /// Saves the state for `ttl`.
-    fn save(&self, key: &str, state: &State, ttl: Duration) -> StoreFuture<'_, ()>;
+    fn save(&self, key: &str, state: &State, ttl: Duration) -> StoreFuture<'_, ()> {
+        self.save_encoded(key, &encode_state(state), ttl)
+    }
+    /// Saves a state already encoded by [`encode_state`] (an answer served to many
+    /// conversations encodes the state it leaves once).
+    fn save_encoded(&self, key: &str, json: &[u8], ttl: Duration) -> StoreFuture<'_, ()>;
     /// Marks `key` as seen for `ttl`: true the first time, false while it is remembered.
     fn first_seen(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool>;
     /// Counts a hit on `key` in the current window of `window`; returns the count.
@@ -198,10 +209,8 @@ impl Store for MemoryStore {
             .and_then(|b| serde_json::from_slice(&b).ok());
         Box::pin(async move { Ok(v) })
     }
-    fn save(&self, key: &str, state: &State, ttl: Duration) -> StoreFuture<'_, ()> {
-        let encoded = serde_json::to_vec(state).unwrap_or_default();
-        self.states
-            .put(key.to_string(), encoded.into_boxed_slice(), ttl);
+    fn save_encoded(&self, key: &str, json: &[u8], ttl: Duration) -> StoreFuture<'_, ()> {
+        self.states.put(key.to_string(), json.into(), ttl);
         Box::pin(async { Ok(()) })
     }
     fn first_seen(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool> {
@@ -284,8 +293,8 @@ impl Store for Observed {
     fn load(&self, key: &str) -> StoreFuture<'_, Option<State>> {
         self.watch(self.inner.load(key))
     }
-    fn save(&self, key: &str, state: &State, ttl: Duration) -> StoreFuture<'_, ()> {
-        self.watch(self.inner.save(key, state, ttl))
+    fn save_encoded(&self, key: &str, json: &[u8], ttl: Duration) -> StoreFuture<'_, ()> {
+        self.watch(self.inner.save_encoded(key, json, ttl))
     }
     fn first_seen(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool> {
         self.watch(self.inner.first_seen(key, ttl))

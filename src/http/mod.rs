@@ -138,7 +138,11 @@ impl App {
         let answered = self.advisor.answered(text, &state.unwrap_or_default());
         let answer = &answered.answer;
         if let Some(k) = key {
-            if let Err(e) = self.store.save(&k, &answered.state, CONVERSATION_TTL).await {
+            if let Err(e) = self
+                .store
+                .save_encoded(&k, answered.state_json(), CONVERSATION_TTL)
+                .await
+            {
                 tracing::warn!(error = %e, "store unavailable: conversation state not saved");
             }
         }
