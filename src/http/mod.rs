@@ -201,12 +201,14 @@ fn append_line(path: &str, line: &str) {
     }
 }
 
+/// Borrowed from the request body where the JSON strings have no escapes.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct AskBody {
-    text: String,
-    #[serde(default)]
-    conversation: Option<String>,
+struct AskBody<'a> {
+    #[serde(borrow)]
+    text: std::borrow::Cow<'a, str>,
+    #[serde(default, borrow)]
+    conversation: Option<std::borrow::Cow<'a, str>>,
 }
 
 pub fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
