@@ -106,58 +106,56 @@ impl<V: Clone> TtlMap<V> {
             .map(|(v, _)| v.clone())
     }
 
-    /// Stores `value` for `ttl`, evicting expired entries, then the soonest to expire,
-    /// when its shard is full.
+    /// Makes room for `key` in its full shard: expired entries go, then, if it is still
+    /// full of live ones, the eighth that would expire soonest, in one pass, so a full
+    /// shard costs O(1) amortised per insert, not a scan each.
+    fn make_room(&self, map: &mut Shard<V>, key: &str, now: Instant) {
+        if map.len() < self.capacity || map.contains_key(key) {
+            return;
+        }
+        map.retain(|_, (_, until)| *until > now);
+        if map.len() >= self.capacity {
+            let mut untils: Vec<Instant> = map.values().map(|(_, u)| *u).collect();
+            let cut = (untils.len() / 8).max(1) - 1;
+            let (_, threshold, _) = untils.select_nth_unstable(cut);
+            let threshold = *threshold;
+            map.retain(|_, (_, until)| *until > threshold);
+        }
+    }
+
+    /// Stores `value` for `ttl`, making room when its shard is full.
     pub fn put(&self, key: String, value: V, ttl: Duration) {
         let now = Instant::now();
         let mut map = self.shard(&key);
-        if map.len() >= self.capacity && !map.contains_key(&key) {
-            map.retain(|_, (_, until)| *until > now);
-            if map.len() >= self.capacity {
-                // Full of live entries: drop the eighth that would expire soonest in one
-                // pass, so a full map costs O(1) amortised per insert, not a scan each.
-                let mut untils: Vec<Instant> = map.values().map(|(_, u)| *u).collect();
-                let cut = (untils.len() / 8).max(1) - 1;
-                let (_, threshold, _) = untils.select_nth_unstable(cut);
-                let threshold = *threshold;
-                map.retain(|_, (_, until)| *until > threshold);
-            }
-        }
+        self.make_room(&mut map, &key, now);
         map.insert(key, (value, now + ttl));
     }
 
-    /// Inserts only when absent (or expired): true when inserted.
+    /// Inserts only when absent (or expired): true when inserted. The check and the
+    /// insert happen under one lock, so of two racing callers only one gets true.
     pub fn put_new(&self, key: String, value: V, ttl: Duration) -> bool {
         let now = Instant::now();
-        {
-            let mut map = self.shard(&key);
-            match map.get(&key) {
-                Some((_, until)) if *until > now => return false,
-                // Below capacity the check and the insert happen under one lock.
-                _ if map.len() < self.capacity => {
-                    map.insert(key, (value, now + ttl));
-                    return true;
-                }
-                _ => {}
-            }
+        let mut map = self.shard(&key);
+        if map.get(&key).is_some_and(|(_, until)| *until > now) {
+            return false;
         }
-        self.put(key, value, ttl);
+        self.make_room(&mut map, &key, now);
+        map.insert(key, (value, now + ttl));
         true
     }
 
     /// Applies `f` to the live value (or `init`), storing the result with `ttl` when new.
     pub fn update(&self, key: &str, init: V, ttl: Duration, f: impl FnOnce(&mut V)) -> V {
         let now = Instant::now();
-        {
-            let mut map = self.shard(key);
-            if let Some((v, _)) = map.get_mut(key).filter(|(_, until)| *until > now) {
-                f(v);
-                return v.clone();
-            }
+        let mut map = self.shard(key);
+        if let Some((v, _)) = map.get_mut(key).filter(|(_, until)| *until > now) {
+            f(v);
+            return v.clone();
         }
         let mut v = init;
         f(&mut v);
-        self.put(key.to_string(), v.clone(), ttl);
+        self.make_room(&mut map, key, now);
+        map.insert(key.to_string(), (v.clone(), now + ttl));
         v
     }
 

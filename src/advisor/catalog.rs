@@ -284,17 +284,16 @@ pub const TOPIC_IDS: &[&str] = &[
 
 /// Normalises a name for alias matching: lowercase, without spaces, `-`, `_`, `.`.
 pub fn normalize_alias(s: &str) -> String {
-    if s.is_ascii() {
-        return s
-            .bytes()
-            .filter(|b| !matches!(b, b' ' | b'-' | b'_' | b'.'))
-            .map(|b| char::from(b.to_ascii_lowercase()))
-            .collect();
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            ' ' | '-' | '_' | '.' | '\u{3000}' => {}
+            // ASCII (most names) skips the case tables.
+            c if c.is_ascii() => out.push(c.to_ascii_lowercase()),
+            c => out.extend(c.to_lowercase()),
+        }
     }
-    s.chars()
-        .filter(|c| !matches!(c, ' ' | '-' | '_' | '.' | '\u{3000}'))
-        .flat_map(|c| c.to_lowercase())
-        .collect()
+    out
 }
 
 fn parse<T: serde::de::DeserializeOwned>(

@@ -206,22 +206,11 @@ pub fn params(b: f64) -> String {
 
 /// Hours as "35 h" or "3.2 天" / "3.2 days".
 pub fn duration(hours: f64, lang: Lang) -> String {
+    let (h, d) = (Fixed(hours, 0), Fixed(hours / 24.0, 1));
     match lang {
-        Lang::Zh if hours >= 48.0 => {
-            format!(
-                "约 {} 小时（{} 天）",
-                Fixed(hours, 0),
-                Fixed(hours / 24.0, 1)
-            )
-        }
+        Lang::Zh if hours >= 48.0 => format!("约 {h} 小时（{d} 天）"),
         Lang::Zh => format!("约 {} 小时", Fixed(hours, 1)),
-        Lang::En if hours >= 48.0 => {
-            format!(
-                "about {} h ({} days)",
-                Fixed(hours, 0),
-                Fixed(hours / 24.0, 1)
-            )
-        }
+        Lang::En if hours >= 48.0 => format!("about {h} h ({d} days)"),
         Lang::En => format!("about {} h", Fixed(hours, 1)),
     }
 }
