@@ -26,33 +26,47 @@ echo "idle RSS: $(rss)"
 ask=${ASK:-benches/ask.lua}
 lua=$(mktemp --suffix .lua)
 # The machine's speed moves (by up to 2x, over seconds to minutes) with what else runs
-# on its host: short runs of the two routes alternate ROUNDS times, and the ratio of
-# the requests served in all /v1/ask runs to those in all /healthz runs is the figure,
-# with each round's ratio and their median beside it.
+# on its host. Short runs alternate, /healthz first and last (h0 a1 h1 a2 ... aN hN):
+# each /v1/ask run is compared with the mean of the /healthz runs just before and after
+# it, so that a steady drift in speed cancels out; the figure is all /v1/ask requests
+# against the same bracketing mean of /healthz over all rounds, with each round's ratio
+# and their median beside it.
 rps() { awk '/Requests\/sec/ {print $2}'; }
 # The server's own CPU time (user + system, in clock ticks) and requests served, per
 # route: its CPU per request does not depend on how busy the load generator is.
 ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 served() { awk '/requests in/ {print $1}'; }
 hz=$(getconf CLK_TCK)
-ratios=() sum_h=0 sum_a=0 cpu_h=0 cpu_a=0 n_h=0 n_a=0
-for round in $(seq "${ROUNDS:-6}"); do
-  echo "== round $round: /healthz"
+cpu_h=0 cpu_a=0 n_h=0 n_a=0
+healthz() {
+  echo "== /healthz"
+  local t0
   t0=$(ticks)
   "${load[@]}" -c"$conns" -d"$dur" "http://127.0.0.1:$port/healthz" | tee /tmp/gpu-advisor-wrk-h
   cpu_h=$((cpu_h + $(ticks) - t0)) n_h=$((n_h + $(served </tmp/gpu-advisor-wrk-h)))
+  h_rps=$(rps </tmp/gpu-advisor-wrk-h)
+}
+# Round i's /v1/ask rate and the /healthz rates before and after it, one line each.
+rounds=$(mktemp)
+healthz
+before=$h_rps
+for round in $(seq "${ROUNDS:-10}"); do
   echo "== round $round: /v1/ask"
   t0=$(ticks)
   "${load[@]}" -c"$conns" -d"$dur" -s "$ask" "http://127.0.0.1:$port/v1/ask" -- "r$round-" | tee /tmp/gpu-advisor-wrk-a
   cpu_a=$((cpu_a + $(ticks) - t0)) n_a=$((n_a + $(served </tmp/gpu-advisor-wrk-a)))
-  r=$(awk -v a="$(rps </tmp/gpu-advisor-wrk-a)" -v h="$(rps </tmp/gpu-advisor-wrk-h)" 'BEGIN {printf "%.0f", 100 * a / h}')
-  echo "round $round: /v1/ask / /healthz = $r %"
-  ratios+=("$r")
-  sum_h=$(awk -v s="$sum_h" -v x="$(rps </tmp/gpu-advisor-wrk-h)" 'BEGIN {print s + x}')
-  sum_a=$(awk -v s="$sum_a" -v x="$(rps </tmp/gpu-advisor-wrk-a)" 'BEGIN {print s + x}')
+  a=$(rps </tmp/gpu-advisor-wrk-a)
+  healthz
+  after=$h_rps
+  echo "$before $a $after" >>"$rounds"
+  awk -v r="$round" -v b="$before" -v a="$a" -v c="$after" \
+    'BEGIN {printf "round %d: /v1/ask %.0f req/s, /healthz %.0f before and %.0f after: %.0f %%\n", r, a, b, c, 200 * a / (b + c)}'
+  before=$after
 done
-echo "all rounds: /v1/ask / /healthz = $(awk -v a="$sum_a" -v h="$sum_h" 'BEGIN {printf "%.0f", 100 * a / h}') %"
-echo "median /v1/ask / /healthz: $(printf '%s\n' "${ratios[@]}" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}') %"
+awk '{a += $2; h += ($1 + $3) / 2} END {printf "all rounds: /v1/ask / /healthz = %.0f %%\n", 100 * a / h}' "$rounds"
+awk '{print 200 * $2 / ($1 + $3)}' "$rounds" | sort -n | awk '{r[NR] = $1} END {
+  printf "median round: %.0f %% (lowest %.0f %%, highest %.0f %%)\n", (r[int((NR + 1) / 2)] + r[int(NR / 2) + 1]) / 2, r[1], r[NR] }'
+rm -f "$rounds"
 awk -v ch="$cpu_h" -v ca="$cpu_a" -v nh="$n_h" -v na="$n_a" -v hz="$hz" 'BEGIN {
   h = 1e6 * ch / hz / nh; a = 1e6 * ca / hz / na
   printf "server CPU per request: /healthz %.1f us, /v1/ask %.1f us (/healthz / /v1/ask = %.0f %%)\n", h, a, 100 * h / a }'
