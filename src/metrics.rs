@@ -23,7 +23,8 @@ const BUCKETS: &[f64] = &[0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.
 
 #[derive(Default)]
 pub struct Metrics {
-    questions: BTreeMap<(&'static str, &'static str), AtomicU64>,
+    /// By channel, then intent, in the order of CHANNELS and INTENTS.
+    questions: Vec<AtomicU64>,
     unanswered: BTreeMap<&'static str, AtomicU64>,
     duplicates: BTreeMap<&'static str, AtomicU64>,
     buckets: Vec<AtomicU64>,
@@ -42,9 +43,8 @@ impl Metrics {
     pub fn new() -> Metrics {
         let mut m = Metrics::default();
         for c in CHANNELS {
-            for i in INTENTS {
-                m.questions.insert((c, i), AtomicU64::new(0));
-            }
+            m.questions
+                .extend(INTENTS.iter().map(|_| AtomicU64::new(0)));
             m.unanswered.insert(c, AtomicU64::new(0));
             m.duplicates.insert(c, AtomicU64::new(0));
         }
@@ -53,12 +53,10 @@ impl Metrics {
     }
 
     pub fn question(&self, channel: &str, intent: &str, seconds: f64) {
-        if let Some((_, c)) = self
-            .questions
-            .iter()
-            .find(|((ch, i), _)| *ch == channel && *i == intent)
-        {
-            c.fetch_add(1, Ordering::Relaxed);
+        let c = CHANNELS.iter().position(|c| *c == channel);
+        let i = INTENTS.iter().position(|i| *i == intent);
+        if let (Some(c), Some(i)) = (c, i) {
+            self.questions[c * INTENTS.len() + i].fetch_add(1, Ordering::Relaxed);
         }
         if intent == "unknown" {
             if let Some(c) = self.unanswered.get(channel) {
@@ -96,7 +94,10 @@ impl Metrics {
         let mut o = String::new();
         let v = |a: &AtomicU64| a.load(Ordering::Relaxed);
         o.push_str("# HELP gpu_advisor_questions_total Questions answered, by channel and intent.\n# TYPE gpu_advisor_questions_total counter\n");
-        for ((c, i), n) in &self.questions {
+        let series = CHANNELS
+            .iter()
+            .flat_map(|c| INTENTS.iter().map(move |i| (c, i)));
+        for ((c, i), n) in series.zip(&self.questions) {
             let _ = writeln!(
                 o,
                 "gpu_advisor_questions_total{{channel=\"{c}\",intent=\"{i}\"}} {}",

@@ -4,7 +4,6 @@
 //! (`tests/store.rs`) runs against both.
 
 use crate::advisor::State;
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Mutex;
@@ -61,17 +60,26 @@ pub trait Store: Send + Sync {
 /// soonest go first. Large maps are split into shards, each with its own lock and an
 /// equal part of the capacity, so that requests on different keys rarely wait for each
 /// other and making room (a pass over one shard) stalls one shard's callers for a
-/// sixteenth of the time a pass over the whole map would.
+/// sixteenth of the time a pass over the whole map would. A key is hashed once per call:
+/// the same hash picks the shard and the slot in it.
 pub struct TtlMap<V> {
     /// Capacity of each shard.
     capacity: usize,
     shards: Box<[Mutex<Shard<V>>]>,
-    /// Picks the shard: randomly keyed, as the keys come from outside.
+    /// Randomly keyed SipHash, as the keys come from outside.
     hasher: std::collections::hash_map::RandomState,
 }
 
-/// One shard: values and when they expire, by key.
-type Shard<V> = HashMap<String, (V, Instant)>;
+/// One shard: each entry keeps its key's hash (a table that grows moves entries without
+/// hashing their keys again), the key, the value and when it expires.
+type Shard<V> = hashbrown::HashTable<Entry<V>>;
+
+struct Entry<V> {
+    hash: u64,
+    key: Box<str>,
+    value: V,
+    until: Instant,
+}
 
 /// Maps at least this large are sharded.
 const SHARDED_FROM: usize = 1024;
@@ -83,80 +91,127 @@ impl<V: Clone> TtlMap<V> {
         let shards = if capacity >= SHARDED_FROM { SHARDS } else { 1 };
         TtlMap {
             capacity: capacity.div_ceil(shards),
-            shards: (0..shards).map(|_| Mutex::new(HashMap::new())).collect(),
+            shards: (0..shards).map(|_| Mutex::new(Shard::new())).collect(),
             hasher: Default::default(),
         }
     }
 
-    fn shard(&self, key: &str) -> std::sync::MutexGuard<'_, Shard<V>> {
+    /// The key's hash and its shard, locked. The table places entries by the hash's low
+    /// bits and tags them with its top seven: the shard comes from bits in between.
+    fn shard(&self, key: &str) -> (u64, std::sync::MutexGuard<'_, Shard<V>>) {
         use std::hash::BuildHasher;
-        let i = if self.shards.len() == 1 {
-            0
-        } else {
-            self.hasher.hash_one(key) as usize % self.shards.len()
-        };
-        self.shards[i].lock().unwrap_or_else(|e| e.into_inner())
+        let hash = self.hasher.hash_one(key);
+        let i = (hash >> 32) as usize % self.shards.len();
+        (
+            hash,
+            self.shards[i].lock().unwrap_or_else(|e| e.into_inner()),
+        )
     }
 
     /// The value under `key` while it has not expired.
     pub fn get(&self, key: &str) -> Option<V> {
-        self.shard(key)
-            .get(key)
-            .filter(|(_, until)| *until > Instant::now())
-            .map(|(v, _)| v.clone())
+        let (hash, map) = self.shard(key);
+        map.find(hash, |e| *e.key == *key)
+            .filter(|e| e.until > Instant::now())
+            .map(|e| e.value.clone())
     }
 
-    /// Makes room for `key` in its full shard: expired entries go, then, if it is still
-    /// full of live ones, the eighth that would expire soonest, in one pass, so a full
-    /// shard costs O(1) amortised per insert, not a scan each.
-    fn make_room(&self, map: &mut Shard<V>, key: &str, now: Instant) {
-        if map.len() < self.capacity || map.contains_key(key) {
+    /// Makes room in a full shard for a new key: expired entries go, then, if it is
+    /// still full of live ones, the eighth that would expire soonest, in one pass, so a
+    /// full shard costs O(1) amortised per insert, not a scan each.
+    fn make_room(&self, map: &mut Shard<V>, now: Instant) {
+        if map.len() < self.capacity {
             return;
         }
-        map.retain(|_, (_, until)| *until > now);
+        map.retain(|e| e.until > now);
         if map.len() >= self.capacity {
-            let mut untils: Vec<Instant> = map.values().map(|(_, u)| *u).collect();
+            let mut untils: Vec<Instant> = map.iter().map(|e| e.until).collect();
             let cut = (untils.len() / 8).max(1) - 1;
             let (_, threshold, _) = untils.select_nth_unstable(cut);
             let threshold = *threshold;
-            map.retain(|_, (_, until)| *until > threshold);
+            map.retain(|e| e.until > threshold);
         }
     }
 
+    /// Inserts `key` (known to be absent) into its shard, making room when it is full.
+    fn insert_new(
+        &self,
+        map: &mut Shard<V>,
+        hash: u64,
+        key: &str,
+        value: V,
+        now: Instant,
+        ttl: Duration,
+    ) {
+        self.make_room(map, now);
+        let until = now + ttl;
+        let key = key.into();
+        map.insert_unique(
+            hash,
+            Entry {
+                hash,
+                key,
+                value,
+                until,
+            },
+            |e| e.hash,
+        );
+    }
+
     /// Stores `value` for `ttl`, making room when its shard is full.
-    pub fn put(&self, key: String, value: V, ttl: Duration) {
+    pub fn put(&self, key: &str, value: V, ttl: Duration) {
         let now = Instant::now();
-        let mut map = self.shard(&key);
-        self.make_room(&mut map, &key, now);
-        map.insert(key, (value, now + ttl));
+        let (hash, mut map) = self.shard(key);
+        match map.find_mut(hash, |e| *e.key == *key) {
+            Some(e) => {
+                e.value = value;
+                e.until = now + ttl;
+            }
+            None => self.insert_new(&mut map, hash, key, value, now, ttl),
+        }
     }
 
     /// Inserts only when absent (or expired): true when inserted. The check and the
     /// insert happen under one lock, so of two racing callers only one gets true.
-    pub fn put_new(&self, key: String, value: V, ttl: Duration) -> bool {
+    pub fn put_new(&self, key: &str, value: V, ttl: Duration) -> bool {
         let now = Instant::now();
-        let mut map = self.shard(&key);
-        if map.get(&key).is_some_and(|(_, until)| *until > now) {
-            return false;
+        let (hash, mut map) = self.shard(key);
+        match map.find_mut(hash, |e| *e.key == *key) {
+            Some(e) if e.until > now => false,
+            Some(e) => {
+                e.value = value;
+                e.until = now + ttl;
+                true
+            }
+            None => {
+                self.insert_new(&mut map, hash, key, value, now, ttl);
+                true
+            }
         }
-        self.make_room(&mut map, &key, now);
-        map.insert(key, (value, now + ttl));
-        true
     }
 
     /// Applies `f` to the live value (or `init`), storing the result with `ttl` when new.
     pub fn update(&self, key: &str, init: V, ttl: Duration, f: impl FnOnce(&mut V)) -> V {
         let now = Instant::now();
-        let mut map = self.shard(key);
-        if let Some((v, _)) = map.get_mut(key).filter(|(_, until)| *until > now) {
-            f(v);
-            return v.clone();
+        let (hash, mut map) = self.shard(key);
+        match map.find_mut(hash, |e| *e.key == *key) {
+            Some(e) if e.until > now => {
+                f(&mut e.value);
+                e.value.clone()
+            }
+            Some(e) => {
+                e.value = init;
+                f(&mut e.value);
+                e.until = now + ttl;
+                e.value.clone()
+            }
+            None => {
+                let mut v = init;
+                f(&mut v);
+                self.insert_new(&mut map, hash, key, v.clone(), now, ttl);
+                v
+            }
         }
-        let mut v = init;
-        f(&mut v);
-        self.make_room(&mut map, key, now);
-        map.insert(key.to_string(), (v.clone(), now + ttl));
-        v
     }
 
     pub fn len(&self) -> usize {
@@ -208,11 +263,11 @@ impl Store for MemoryStore {
         Box::pin(async move { Ok(v) })
     }
     fn save_encoded(&self, key: &str, json: &[u8], ttl: Duration) -> StoreFuture<'_, ()> {
-        self.states.put(key.to_string(), json.into(), ttl);
+        self.states.put(key, json.into(), ttl);
         Box::pin(async { Ok(()) })
     }
     fn first_seen(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool> {
-        let first = self.seen.put_new(key.to_string(), (), ttl);
+        let first = self.seen.put_new(key, (), ttl);
         Box::pin(async move { Ok(first) })
     }
     fn hit(&self, key: &str, window: Duration) -> StoreFuture<'_, u64> {
@@ -224,8 +279,7 @@ impl Store for MemoryStore {
         Box::pin(async move { Ok(v) })
     }
     fn set_setting(&self, key: &str, value: &str) -> StoreFuture<'_, ()> {
-        self.settings
-            .put(key.to_string(), value.to_string(), SETTING_TTL);
+        self.settings.put(key, value.to_string(), SETTING_TTL);
         Box::pin(async { Ok(()) })
     }
     fn reply(&self, key: &str) -> StoreFuture<'_, Option<String>> {
@@ -233,7 +287,7 @@ impl Store for MemoryStore {
         Box::pin(async move { Ok(v) })
     }
     fn set_reply(&self, key: &str, reply: &str, ttl: Duration) -> StoreFuture<'_, ()> {
-        self.replies.put(key.to_string(), reply.to_string(), ttl);
+        self.replies.put(key, reply.to_string(), ttl);
         Box::pin(async { Ok(()) })
     }
     fn name(&self) -> &'static str {
@@ -324,12 +378,12 @@ mod tests {
     #[test]
     fn expires_and_stays_bounded() {
         let m = TtlMap::new(3);
-        m.put("a".into(), 1, Duration::from_secs(60));
-        m.put("gone".into(), 2, Duration::ZERO);
+        m.put("a", 1, Duration::from_secs(60));
+        m.put("gone", 2, Duration::ZERO);
         assert_eq!(m.get("a"), Some(1));
         assert_eq!(m.get("gone"), None);
         for i in 0..10 {
-            m.put(format!("k{i}"), i, Duration::from_secs(60 + i));
+            m.put(&format!("k{i}"), i, Duration::from_secs(60 + i));
         }
         assert!(m.len() <= 3);
         assert_eq!(m.get("k9"), Some(9));
@@ -339,16 +393,16 @@ mod tests {
     fn a_full_map_drops_the_soonest_to_expire_in_one_batch() {
         let m = TtlMap::new(800);
         for i in 0..800u64 {
-            m.put(format!("k{i}"), i, Duration::from_secs(1000 + i));
+            m.put(&format!("k{i}"), i, Duration::from_secs(1000 + i));
         }
-        m.put("new".into(), 0, Duration::from_secs(5000));
+        m.put("new", 0, Duration::from_secs(5000));
         assert_eq!(m.len(), 701, "an eighth evicted, then the new one");
         assert_eq!(m.get("k99"), None);
         assert_eq!(m.get("k100"), Some(100));
         assert_eq!(m.get("new"), Some(0));
         // The next inserts have room: no eviction until full again.
         for i in 0..99u64 {
-            m.put(format!("n{i}"), i, Duration::from_secs(2000));
+            m.put(&format!("n{i}"), i, Duration::from_secs(2000));
         }
         assert_eq!(m.len(), 800);
         assert_eq!(m.get("k100"), Some(100));
@@ -359,7 +413,7 @@ mod tests {
         let m = TtlMap::new(16_000);
         assert_eq!(m.shards.len(), SHARDS);
         for i in 0..40_000u64 {
-            m.put(format!("c{i}"), i, Duration::from_secs(1000 + i));
+            m.put(&format!("c{i}"), i, Duration::from_secs(1000 + i));
         }
         let n = m.len();
         assert!((14_000..=16_000).contains(&n), "{n} entries");
@@ -368,8 +422,8 @@ mod tests {
             assert_eq!(m.get(&format!("c{i}")), Some(i));
         }
         assert_eq!(m.get("c0"), None);
-        assert!(m.put_new("fresh".into(), 1, Duration::from_secs(60)));
-        assert!(!m.put_new("fresh".into(), 2, Duration::from_secs(60)));
+        assert!(m.put_new("fresh", 1, Duration::from_secs(60)));
+        assert!(!m.put_new("fresh", 2, Duration::from_secs(60)));
         assert_eq!(m.get("fresh"), Some(1));
         assert_eq!(
             m.update("fresh", 0, Duration::from_secs(60), |v| *v += 10),
