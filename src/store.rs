@@ -390,6 +390,23 @@ mod tests {
     }
 
     #[test]
+    fn an_expired_entry_is_replaced_in_place() {
+        let m = TtlMap::new(2);
+        m.put("a", 1, Duration::ZERO);
+        assert!(
+            m.put_new("a", 2, Duration::from_secs(60)),
+            "expired: new again"
+        );
+        assert_eq!(m.get("a"), Some(2));
+        m.put("b", 5, Duration::ZERO);
+        assert_eq!(m.update("b", 10, Duration::from_secs(60), |v| *v += 1), 11);
+        assert_eq!(m.len(), 2, "the same two keys, no second slot");
+        m.put("a", 3, Duration::from_secs(60));
+        assert_eq!(m.get("a"), Some(3));
+        assert_eq!(m.len(), 2);
+    }
+
+    #[test]
     fn a_full_map_drops_the_soonest_to_expire_in_one_batch() {
         let m = TtlMap::new(800);
         for i in 0..800u64 {
