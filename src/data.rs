@@ -78,7 +78,7 @@ pub fn load(catalog_dir: &Path, intents_dir: &Path) -> Result<(Advisor, Origin),
         Origin::Embedded
     };
     let texts: Vec<String> = match &cat_origin {
-        Origin::Embedded => EMBEDDED_CATALOG.iter().map(|s| s.to_string()).collect(),
+        Origin::Embedded => Vec::new(),
         Origin::Dir(_) => CATALOG_FILES
             .iter()
             .map(|f| {
@@ -94,31 +94,39 @@ pub fn load(catalog_dir: &Path, intents_dir: &Path) -> Result<(Advisor, Origin),
             })
             .collect(),
     };
-    let intents: Vec<(String, String)> = if intents_dir.is_dir() {
+    let catalog: [&str; 5] = match texts.as_slice() {
+        [a, b, c, d, e] => [a, b, c, d, e],
+        _ => EMBEDDED_CATALOG,
+    };
+    let intents_on_disk = intents_dir.is_dir();
+    let read: Vec<(String, String)> = if intents_on_disk {
         read_dir_files(intents_dir, "toml", &mut problems)
     } else {
-        EMBEDDED_INTENTS
-            .iter()
-            .map(|(n, t)| (n.to_string(), t.to_string()))
-            .collect()
+        Vec::new()
+    };
+    let intents: Vec<(&str, &str)> = if intents_on_disk {
+        read.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect()
+    } else {
+        EMBEDDED_INTENTS.to_vec()
     };
     if !problems.is_empty() {
         return Err(problems);
     }
+    build(catalog, &intents).map(|a| (a, cat_origin))
+}
+
+/// Validates the five catalog texts (in the order of CATALOG_FILES) and the intent
+/// files (name, text) into an advisor, with every problem found.
+fn build(catalog: [&str; 5], intents: &[(&str, &str)]) -> Result<Advisor, Vec<Problem>> {
     let catalog = Catalog::build(&CatalogSources {
-        gpus: &texts[0],
-        offers: &texts[1],
-        models: &texts[2],
-        topics: &texts[3],
-        billing: &texts[4],
+        gpus: catalog[0],
+        offers: catalog[1],
+        models: catalog[2],
+        topics: catalog[3],
+        billing: catalog[4],
     });
-    let files: Vec<(&str, &str)> = intents
-        .iter()
-        .map(|(n, t)| (n.as_str(), t.as_str()))
-        .collect();
-    let lexicon = Lexicon::build(&files);
-    match (catalog, lexicon) {
-        (Ok(c), Ok(l)) => Ok((Advisor::new(c, l), cat_origin)),
+    match (catalog, Lexicon::build(intents)) {
+        (Ok(c), Ok(l)) => Ok(Advisor::new(c, l)),
         (c, l) => {
             let mut all = c.err().unwrap_or_default();
             all.extend(l.err().unwrap_or_default());
@@ -129,7 +137,5 @@ pub fn load(catalog_dir: &Path, intents_dir: &Path) -> Result<(Advisor, Origin),
 
 /// The advisor on the embedded data only (tests, benchmarks, fuzzing).
 pub fn embedded() -> Advisor {
-    load(Path::new("\0no-such-dir"), Path::new("\0no-such-dir"))
-        .map(|(a, _)| a)
-        .expect("embedded data is valid")
+    build(EMBEDDED_CATALOG, &EMBEDDED_INTENTS).expect("embedded data is valid")
 }
