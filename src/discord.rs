@@ -6,7 +6,8 @@
 //!   `/faq`, `/compare`) gets its answer in the HTTP response itself. No gateway needed.
 //! - **Gateway** (`DISCORD_TOKEN`, serenity): guild and direct messages (answered when the
 //!   bot is addressed: a DM, a mention, a reply to the bot, a text command) and slash
-//!   commands over the gateway; the global commands are registered at `ready`.
+//!   commands over the gateway; the global commands are registered at `ready`, and again
+//!   whenever a catalog reload changes their choices.
 //!
 //! Both go through the neutral layer (`Chat::handle`); this file only translates payloads
 //! and renders replies (markdown split at 2000 characters, an embed with the memory bill
@@ -630,6 +631,55 @@ pub struct Handler {
     app: Arc<App>,
     /// The bot's id and its chat layer (with its name), known from `ready`.
     me: OnceLock<(UserId, Arc<Chat>)>,
+    commands: Arc<CommandSync>,
+    /// Set once the task that follows catalog reloads runs (`ready` comes again on
+    /// every reconnect).
+    following: std::sync::atomic::AtomicBool,
+}
+
+/// The global slash commands as last registered, so that a reconnect or a reload that
+/// leaves their choices as they were costs no call to Discord.
+#[derive(Default)]
+pub struct CommandSync {
+    registered: tokio::sync::Mutex<Option<serde_json::Value>>,
+}
+
+impl CommandSync {
+    /// Registers the commands for `catalog` unless exactly these are registered already;
+    /// true when it called Discord. The application id must be set on `http`.
+    pub async fn sync(&self, http: &Http, catalog: &Catalog) -> serenity::Result<bool> {
+        let defs = command_definitions(catalog);
+        let mut registered = self.registered.lock().await;
+        if registered.as_ref() == Some(&defs) {
+            return Ok(false);
+        }
+        let c = http.create_global_commands(&defs).await?;
+        tracing::info!(commands = c.len(), "discord commands registered");
+        *registered = Some(defs);
+        Ok(true)
+    }
+
+    /// Registers the commands again after every reload of `live` that changes them,
+    /// until `live` is dropped (the task holds it weakly).
+    pub fn follow(
+        self: Arc<Self>,
+        http: Arc<Http>,
+        live: &Arc<crate::live::Live>,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let mut changes = live.changes();
+        changes.mark_unchanged();
+        let live = Arc::downgrade(live);
+        async move {
+            while changes.changed().await.is_ok() {
+                let Some(advisor) = live.upgrade().map(|l| l.get()) else {
+                    return;
+                };
+                if let Err(e) = self.sync(&http, &advisor.catalog).await {
+                    tracing::warn!(error = %e, "discord: updating commands after a reload failed");
+                }
+            }
+        }
+    }
 }
 
 impl Handler {
@@ -637,6 +687,8 @@ impl Handler {
         Handler {
             app,
             me: OnceLock::new(),
+            commands: Arc::default(),
+            following: Default::default(),
         }
     }
 
@@ -677,10 +729,17 @@ impl EventHandler for Handler {
             .set((ready.user.id, self.chat_for(&ready.user.name)));
         ctx.http.set_application_id(ready.application.id);
         tracing::info!(bot = %ready.user.name, guilds = ready.guilds.len(), "discord gateway ready");
-        let defs = command_definitions(&self.app.advisor.get().catalog);
-        match ctx.http.create_global_commands(&defs).await {
-            Ok(c) => tracing::info!(commands = c.len(), "discord commands registered"),
-            Err(e) => tracing::warn!(error = %e, "discord: registering commands failed"),
+        let advisor = self.app.advisor.get();
+        if let Err(e) = self.commands.sync(&ctx.http, &advisor.catalog).await {
+            tracing::warn!(error = %e, "discord: registering commands failed");
+        }
+        if !self
+            .following
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            let follow =
+                Arc::clone(&self.commands).follow(Arc::clone(&ctx.http), &self.app.advisor);
+            tokio::spawn(follow);
         }
     }
 

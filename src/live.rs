@@ -63,6 +63,9 @@ pub struct Live {
     cache: Mutex<HashMap<Box<str>, Cached>>,
     hits: AtomicU64,
     misses: AtomicU64,
+    /// The generation, sent on every replacement (adapters that mirror the catalog
+    /// elsewhere, such as Discord's command choices, follow it).
+    changes: tokio::sync::watch::Sender<u64>,
 }
 
 /// A first question's answer and the advisor generation that computed it.
@@ -80,7 +83,13 @@ impl Live {
             cache: Mutex::new(HashMap::new()),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            changes: tokio::sync::watch::Sender::new(1),
         }
+    }
+
+    /// Notified with the new generation each time the advisor is replaced.
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
     }
 
     fn current(&self) -> (Arc<Advisor>, u64) {
@@ -101,6 +110,7 @@ impl Live {
             *c = (Arc::new(advisor), generation);
         }
         self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.changes.send_replace(self.generation());
     }
 
     /// 1 at start, plus one per successful reload.

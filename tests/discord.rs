@@ -1,6 +1,7 @@
 //! The Discord adapter over real HTTP on 127.0.0.1: the interactions endpoint (Ed25519
 //! signatures, freshness, PING, each slash command, malformed JSON), the gateway message
-//! path through the neutral layer, and the REST send path against a fake Discord API.
+//! path through the neutral layer, and the REST send path and command registration
+//! against a fake Discord API.
 
 use ed25519_dalek::{Signer, SigningKey};
 use gpu_advisor::advisor::reply::Block;
@@ -8,7 +9,7 @@ use gpu_advisor::app::{Outcome, Silence};
 use gpu_advisor::config::Settings;
 use gpu_advisor::discord;
 use gpu_advisor::http::App;
-use serenity::all::{ChannelId, Message, MessageId, UserId};
+use serenity::all::{ApplicationId, ChannelId, Message, MessageId, UserId};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -437,6 +438,17 @@ async fn fake_discord() -> (String, Recorded) {
                 },
             ),
         )
+        .route(
+            "/api/v10/applications/:id/commands",
+            axum::routing::put(
+                |State(rec): State<Recorded>,
+                 Path(id): Path<String>,
+                 axum::Json(body): axum::Json<serde_json::Value>| async move {
+                    rec.lock().unwrap().push((format!("commands:{id}"), body));
+                    axum::Json(serde_json::json!([]))
+                },
+            ),
+        )
         .with_state(Arc::clone(&rec));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -489,6 +501,62 @@ async fn send_reply_splits_long_answers_against_a_fake_api() {
         let squash = |s: &str| s.split_whitespace().collect::<String>();
         assert_eq!(squash(&all), squash(&md));
         assert!(all.contains("line 60:"));
+    })
+    .await
+    .expect("timeout");
+}
+
+#[tokio::test]
+async fn commands_follow_catalog_reloads_and_unchanged_ones_are_not_sent_again() {
+    tokio::time::timeout(T, async {
+        let (base, rec) = fake_discord().await;
+        let http = Arc::new(discord::http_client("test-token", Some(&base)));
+        http.set_application_id(ApplicationId::new(4321));
+        let live = Arc::new(gpu_advisor::live::Live::new(advisor()));
+        let sync = Arc::new(discord::CommandSync::default());
+        assert!(sync.sync(&http, &live.get().catalog).await.expect("sent"));
+        // A reconnect (`ready` again) with the same catalog: nothing to send.
+        assert!(!sync.sync(&http, &live.get().catalog).await.expect("kept"));
+        tokio::spawn(Arc::clone(&sync).follow(Arc::clone(&http), &live));
+        // A reload that leaves every choice as it was.
+        live.replace(advisor());
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(
+            rec.lock().unwrap().len(),
+            1,
+            "an unchanged reload sent nothing"
+        );
+        // A reload that renames an offer: the commands go again, with the new choice.
+        let mut renamed = advisor();
+        renamed.catalog.offers[0].name_en = "Renamed offer".into();
+        let id = renamed.catalog.offers[0].id.clone();
+        live.replace(renamed);
+        while rec.lock().unwrap().len() < 2 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let rec = rec.lock().unwrap().clone();
+        assert_eq!(rec.len(), 2);
+        assert!(rec.iter().all(|(route, _)| route == "commands:4321"));
+        let price_choices = |defs: &serde_json::Value| {
+            let price = defs
+                .as_array()
+                .expect("commands")
+                .iter()
+                .find(|c| c["name"] == "price")
+                .expect("/price")
+                .clone();
+            price["options"][0]["choices"].clone()
+        };
+        let named = |defs: &serde_json::Value| {
+            price_choices(defs)
+                .as_array()
+                .expect("choices")
+                .iter()
+                .find(|c| c["value"] == id.as_str())
+                .map(|c| c["name"].clone())
+        };
+        assert_ne!(named(&rec[0].1), Some("Renamed offer".into()));
+        assert_eq!(named(&rec[1].1), Some("Renamed offer".into()));
     })
     .await
     .expect("timeout");
