@@ -152,6 +152,36 @@ fn budget_and_price() {
 }
 
 #[test]
+fn training_over_budget_is_not_stepped_down_and_points_to_lighter_methods() {
+    // LoRA on a 14B model needs ~34 GB: one A100 40G misses the 20 % headroom, two cost
+    // ¥5,600, and the PCIe cards train on one card only (DOMAIN.md §6).
+    for (q, lang) in [
+        ("预算5000每月，做LoRA微调14B", "zh"),
+        ("LoRA fine-tune a 14B model, budget 5000 yuan a month", "en"),
+    ] {
+        let a = ask(&[q]);
+        assert_eq!(a["lang"], lang, "{q}");
+        assert_eq!(a["workload"]["task"], "lora", "{q}");
+        assert!(a["recommendation"].is_null(), "{q}: {a}");
+        let reply = a["reply"].as_str().expect("reply");
+        assert!(
+            !reply.contains("已试到 INT4") && !reply.contains("even at INT4"),
+            "training is not stepped down: {reply}"
+        );
+        assert!(reply.contains("5,000"), "names the budget: {reply}");
+        // The way out is a lighter method that the budget does buy.
+        let cheap_qlora = a["alternatives"]
+            .as_array()
+            .expect("alternatives")
+            .iter()
+            .any(|o| {
+                o["precision"] == "int4" && o["monthly_cny"]["max"].as_f64().unwrap() <= 5000.0
+            });
+        assert!(cheap_qlora, "{q}: {}", a["alternatives"]);
+    }
+}
+
+#[test]
 fn bad_input_gets_a_reply() {
     for q in [
         "",

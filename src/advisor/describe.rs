@@ -432,6 +432,10 @@ pub fn topic_snippet(topic: &super::catalog::Topic, lang: Lang) -> String {
 
 pub fn nothing_fits(w: &Workload, budget: Option<f64>, lang: Lang) -> String {
     match (budget, lang) {
+        // Training is not stepped down in precision (DOMAIN.md §6): the ways out are
+        // the lighter methods among the alternatives, not INT4.
+        (Some(b), Lang::Zh) if w.task.is_training() => format!("**推荐**：预算 {}/月内没有能装下这个训练任务的配置（训练按所问的精度估算，不自动降精度）。可以提高预算，或用下面更省显存的做法。", money(b)),
+        (Some(b), Lang::En) if w.task.is_training() => format!("**Recommended**: no configuration within {}/month holds this training job (training keeps the precision asked for). Raise the budget or see the lighter options below.", money(b)),
         (Some(b), Lang::Zh) => format!("**推荐**：预算 {}/月内没有能装下的配置（已试到 INT4）。可以提高预算或选下面的方案。", money(b)),
         (Some(b), Lang::En) => format!("**Recommended**: nothing within {}/month fits, even at INT4. Raise the budget or see the options below.", money(b)),
         (None, _) if w.task.is_training() => t(
