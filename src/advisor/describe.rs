@@ -308,10 +308,10 @@ pub fn why_tight(c: &Candidate<'_>, w: &Workload, lang: Lang) -> String {
         )
     };
     format!(
-        "{} {:.0}%{}{}",
+        "{}{:.0}%{}{}",
         t(
             lang,
-            "不留 20% 余量也装得下（占用",
+            "不留 20% 余量也装得下（占用 ",
             "fits without the 20 % headroom ("
         ),
         c.per_card_gb / c.card_memory_gb * 100.0,
