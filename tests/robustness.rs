@@ -2,16 +2,13 @@
 //! `cargo test`: WeCom's envelope and message decoding, and `POST /v1/ask` through the
 //! real router, on arbitrary input. (The question parser's are in properties.rs.)
 
-use axum::body::Body;
-use axum::extract::ConnectInfo;
-use axum::http::{Request, StatusCode};
+use axum::http::StatusCode;
 use base64::Engine;
 use gpu_advisor::config::Settings;
+use gpu_advisor::http::InProcess;
 use gpu_advisor::wecom::{parse_inbound_message, WecomCrypto, WecomError};
 use proptest::prelude::*;
-use std::net::SocketAddr;
-use std::sync::{Arc, OnceLock};
-use tower::ServiceExt;
+use std::sync::OnceLock;
 
 const TOKEN: &str = "hJqcu3uJ9Tn2gXPmxx2w9kkCkCE2EPYo";
 const AES_KEY: &str = "6qkdMrq68nTKduznJYO1A37W2oEgpkMUvkttRToqhUt";
@@ -28,46 +25,12 @@ fn envelope(encrypt: &str) -> String {
     format!("<xml><ToUserName><![CDATA[{CORP_ID}]]></ToUserName><Encrypt><![CDATA[{encrypt}]]></Encrypt></xml>")
 }
 
-struct World {
-    rt: tokio::runtime::Runtime,
-    router: axum::Router,
-}
-
-fn world() -> &'static World {
-    static W: OnceLock<World> = OnceLock::new();
-    W.get_or_init(|| {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let app = rt.block_on(async {
-            gpu_advisor::http::App::new(gpu_advisor::data::embedded(), Settings::default())
-                .expect("app")
-        });
-        World {
-            rt,
-            router: gpu_advisor::http::router(Arc::clone(&app)),
-        }
-    })
-}
-
 fn post(body: Vec<u8>) -> (StatusCode, serde_json::Value) {
-    let w = world();
-    let mut req = Request::post("/v1/ask")
-        .header("content-type", "application/json")
-        .body(Body::from(body))
-        .expect("request");
-    req.extensions_mut()
-        .insert(ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 40000))));
-    w.rt.block_on(async {
-        let res = w.router.clone().oneshot(req).await.expect("infallible");
-        let status = res.status();
-        let bytes = axum::body::to_bytes(res.into_body(), 1 << 20)
-            .await
-            .expect("response body");
-        let json = serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
-        (status, json)
-    })
+    static ROUTER: OnceLock<InProcess> = OnceLock::new();
+    let router = ROUTER.get_or_init(|| InProcess::new(Settings::default()).expect("app"));
+    let (status, bytes) = router.post_json("/v1/ask", body);
+    let json = serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
+    (status, json)
 }
 
 /// Text that looks like a message: XML-ish fragments mixed with anything.
