@@ -151,6 +151,43 @@ fn budget_and_price() {
     );
 }
 
+/// ¥ with thousands separators, as replies write whole amounts.
+fn yuan(v: f64) -> String {
+    let digits = format!("{:.0}", v);
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    format!("¥{out}")
+}
+
+#[test]
+fn a_rental_period_is_priced_in_the_recommendation() {
+    // Under a year at the monthly price; from 12 months on at the annual one.
+    for (q, months, field) in [
+        ("租 3 个月跑 7B 推理", 3.0, "monthly_cny"),
+        (
+            "deploy llama 3 8b for 12 months",
+            12.0,
+            "annual_monthly_cny",
+        ),
+    ] {
+        let a = ask(&[q]);
+        let r = &a["recommendation"];
+        let (lo, hi) = (
+            r[field]["min"].as_f64().expect("price"),
+            r[field]["max"].as_f64().expect("price"),
+        );
+        assert_eq!(lo, hi, "a fixed price keeps the check simple: {r}");
+        let total = yuan(lo * months);
+        let reply = a["reply"].as_str().expect("reply");
+        assert!(reply.contains(&total), "{q}: wants {total} in {reply}");
+    }
+}
+
 #[test]
 fn training_over_budget_is_not_stepped_down_and_points_to_lighter_methods() {
     // LoRA on a 14B model needs ~34 GB: one A100 40G misses the 20 % headroom, two cost
