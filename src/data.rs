@@ -72,47 +72,41 @@ fn read_dir_files(dir: &Path, ext: &str, problems: &mut Vec<Problem>) -> Vec<(St
 /// absent) into an advisor.
 pub fn load(catalog_dir: &Path, intents_dir: &Path) -> Result<(Advisor, Origin), Vec<Problem>> {
     let mut problems = Vec::new();
-    let cat_origin = if catalog_dir.is_dir() {
-        Origin::Dir(catalog_dir.display().to_string())
-    } else {
-        Origin::Embedded
-    };
-    let texts: Vec<String> = match &cat_origin {
-        Origin::Embedded => Vec::new(),
-        Origin::Dir(_) => CATALOG_FILES
-            .iter()
-            .map(|f| {
-                let p = catalog_dir.join(f);
-                std::fs::read_to_string(&p).unwrap_or_else(|e| {
-                    problems.push(Problem {
-                        file: p.display().to_string(),
-                        key: "-".into(),
-                        message: e.to_string(),
-                    });
-                    String::new()
-                })
+    // What is on disk; None where the embedded copy stands in.
+    let texts: Option<[String; 5]> = catalog_dir.is_dir().then(|| {
+        CATALOG_FILES.map(|f| {
+            let p = catalog_dir.join(f);
+            std::fs::read_to_string(&p).unwrap_or_else(|e| {
+                problems.push(Problem {
+                    file: p.display().to_string(),
+                    key: "-".into(),
+                    message: e.to_string(),
+                });
+                String::new()
             })
-            .collect(),
-    };
-    let catalog: [&str; 5] = match texts.as_slice() {
-        [a, b, c, d, e] => [a, b, c, d, e],
-        _ => EMBEDDED_CATALOG,
-    };
-    let intents_on_disk = intents_dir.is_dir();
-    let read: Vec<(String, String)> = if intents_on_disk {
-        read_dir_files(intents_dir, "toml", &mut problems)
-    } else {
-        Vec::new()
-    };
-    let intents: Vec<(&str, &str)> = if intents_on_disk {
-        read.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect()
-    } else {
-        EMBEDDED_INTENTS.to_vec()
-    };
+        })
+    });
+    let read = intents_dir
+        .is_dir()
+        .then(|| read_dir_files(intents_dir, "toml", &mut problems));
     if !problems.is_empty() {
         return Err(problems);
     }
-    build(catalog, &intents).map(|a| (a, cat_origin))
+    let (catalog, origin) = match &texts {
+        Some(t) => (
+            t.each_ref().map(String::as_str),
+            Origin::Dir(catalog_dir.display().to_string()),
+        ),
+        None => (EMBEDDED_CATALOG, Origin::Embedded),
+    };
+    let intents: Vec<(&str, &str)> = match &read {
+        Some(files) => files
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect(),
+        None => EMBEDDED_INTENTS.to_vec(),
+    };
+    build(catalog, &intents).map(|a| (a, origin))
 }
 
 /// Validates the five catalog texts (in the order of CATALOG_FILES) and the intent

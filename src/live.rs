@@ -104,13 +104,14 @@ impl Live {
 
     /// Puts `advisor` in place; answers already running finish on the old one.
     pub fn replace(&self, advisor: Advisor) {
-        {
+        let generation = {
             let mut c = self.current.write().unwrap_or_else(|e| e.into_inner());
             let generation = c.1 + 1;
             *c = (Arc::new(advisor), generation);
-        }
+            generation
+        };
         self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
-        self.changes.send_replace(self.generation());
+        self.changes.send_replace(generation);
     }
 
     /// 1 at start, plus one per successful reload.

@@ -151,19 +151,6 @@ fn budget_and_price() {
     );
 }
 
-/// ¥ with thousands separators, as replies write whole amounts.
-fn yuan(v: f64) -> String {
-    let digits = format!("{:.0}", v);
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    format!("¥{out}")
-}
-
 #[test]
 fn a_rental_period_is_priced_in_the_recommendation() {
     // Under a year at the monthly price; from 12 months on at the annual one.
@@ -182,7 +169,7 @@ fn a_rental_period_is_priced_in_the_recommendation() {
             r[field]["max"].as_f64().expect("price"),
         );
         assert_eq!(lo, hi, "a fixed price keeps the check simple: {r}");
-        let total = yuan(lo * months);
+        let total = gpu_advisor::advisor::reply::money(lo * months);
         let reply = a["reply"].as_str().expect("reply");
         assert!(reply.contains(&total), "{q}: wants {total} in {reply}");
     }

@@ -86,6 +86,24 @@ pub struct Addon {
     pub price: f64,
 }
 
+/// A rental this long or longer is an annual contract and gets the offer's annual
+/// discount (DOMAIN.md §2: discounts are for annual payment).
+pub const ANNUAL_MONTHS: f64 = 12.0;
+
+impl Offer {
+    /// `units` of the offer for `months`: the total, at the annual price from
+    /// [`ANNUAL_MONTHS`] on, and the discount that was applied (0 below a year).
+    pub fn period_total(&self, units: u32, months: f64) -> (Range, f64) {
+        let discount = if months >= ANNUAL_MONTHS {
+            self.annual_discount
+        } else {
+            0.0
+        };
+        let total = self.price.scale(units as f64 * months * (1.0 - discount));
+        (total, discount)
+    }
+}
+
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Unit {

@@ -6,7 +6,7 @@ use super::answer::{
     estimate_json, invalid_text, round1, Answer, ConfigJson, ConstraintsJson, Context, Intent,
     VerdictJson, WorkloadJson,
 };
-use super::catalog::Catalog;
+use super::catalog::{Catalog, ANNUAL_MONTHS};
 use super::parse::Lang;
 use super::recommend::{self, Candidate, Limits, Plan, TIGHT};
 use super::reply::{duration, t, Reply};
@@ -343,7 +343,7 @@ fn contextual_topics(
     if !training && (w.concurrency > 1 || w.context >= 16384) {
         out.push("concurrency");
     }
-    if ctx.asked.annual || ctx.asked.months.is_some_and(|m| m >= 12.0) {
+    if ctx.asked.annual || ctx.asked.months.is_some_and(|m| m >= ANNUAL_MONTHS) {
         out.push("pitfall-annual-contract");
     }
     if matches!(w.task, Task::Full | Task::Pretrain) {

@@ -201,19 +201,14 @@ pub fn recommendation_line(
         t(lang, "。价格 ", ". Price "),
         price_text(c, lang)
     ));
-    // The rental period asked for, priced as the price card prices it (market.rs): the
-    // annual discount from 12 months on.
+    // The rental period asked for, priced as the price card prices it.
     if let Some(m) = c.months_limit.filter(|m| *m > 0.0) {
-        let disc = if m >= 12.0 {
-            c.offer.annual_discount
-        } else {
-            0.0
-        };
+        let (total, disc) = c.offer.period_total(c.units, m);
         s.push_str(&format!(
             "{}{m:.0}{}{}{}",
             t(lang, "，租 ", "; "),
             t(lang, " 个月共 ", " months: "),
-            money_range(c.monthly().scale(m * (1.0 - disc))),
+            money_range(total),
             if disc > 0.0 {
                 t(lang, "（按年付价）", " (annual price)")
             } else {

@@ -2,7 +2,7 @@
 //! yearly totals) and how cards differ, straight from the catalog.
 
 use super::answer::{Answer, ConfigJson, Context};
-use super::catalog::{Gpu, Offer, Unit};
+use super::catalog::{Gpu, Offer, Unit, ANNUAL_MONTHS};
 use super::parse::Lang;
 use super::reply::{money, money_range, t};
 use super::workload::{Asked, Precision};
@@ -76,7 +76,7 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
     }
     // "年付多少" asks for the yearly price: at least twelve months.
     let months = if a.annual {
-        Some(a.months.unwrap_or(12.0).max(12.0))
+        Some(a.months.unwrap_or(ANNUAL_MONTHS).max(ANNUAL_MONTHS))
     } else {
         a.months
     };
@@ -137,8 +137,7 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
         if units > 1 || months.is_some() {
             let m = months.unwrap_or(1.0);
             let monthly = o.price.scale(units as f64);
-            let disc = if m >= 12.0 { o.annual_discount } else { 0.0 };
-            let total = monthly.scale(m * (1.0 - disc));
+            let (total, disc) = o.period_total(units, m);
             lines.push(match lang {
                 Lang::Zh => format!(
                     "{units} {unit} × {m:.0} 个月：{}{}",
@@ -192,7 +191,7 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
     };
     ans.rendered
         .text(format!("{}{}", t(lang, "已含：", "Included: "), included));
-    if months.is_some_and(|m| m >= 12.0) || a.annual {
+    if months.is_some_and(|m| m >= ANNUAL_MONTHS) || a.annual {
         add_topic(ctx, ans, "billing");
     }
 }
