@@ -80,16 +80,21 @@ fn http_path(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("runtime");
-    let app = gpu_advisor::http::App::new(data::embedded(), Default::default()).expect("app");
+    let services = gpu_advisor::server::Services::build(data::embedded(), Default::default())
+        .expect("services");
     let qs = questions();
     let mut g = c.benchmark_group("http path");
     let mut i = 0u64;
-    g.bench_function("App::ask (store + answer + metrics)", |b| {
+    g.bench_function("Chat::handle (store + answer + metrics)", |b| {
         b.iter(|| {
             let q = &qs[i as usize % qs.len()];
             i += 1;
-            let id = format!("bench-{i}");
-            black_box(rt.block_on(app.ask(gpu_advisor::http::Channel::Http, q, Some(&id))))
+            let m = gpu_advisor::app::Inbound {
+                chat: format!("bench-{i}"),
+                text: q.clone(),
+                ..Default::default()
+            };
+            black_box(rt.block_on(services.chat.handle(&m)))
         })
     });
     let state = State::default();

@@ -1,15 +1,15 @@
 //! The `gpu-advisor` binary: parse the command line, load the data, run the command.
+//! `serve` hands over to `server`; the other commands are in `cli`.
 
 use clap::{Parser, Subcommand};
-use gpu_advisor::advisor::{Advisor, State};
+use gpu_advisor::advisor::Advisor;
 use gpu_advisor::config::{LogFormat, Settings};
-use gpu_advisor::{data, http};
-use std::io::{BufRead, Write};
+use gpu_advisor::server::{self, DataDirs, Services};
+use gpu_advisor::{data, discord};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
-mod eval;
+mod cli;
 
 /// mimalloc instead of glibc's malloc: a reply allocates and frees a few hundred small
 /// strings, and glibc's malloc, free and realloc were a fifth of the server's time.
@@ -96,99 +96,15 @@ fn main() -> ExitCode {
             json,
             jsonl,
             question,
-        } => ask(&advisor, *json, *jsonl, &question.join(" ")),
-        Command::Check => check(&cli, &advisor),
+        } => cli::ask(&advisor, *json, *jsonl, &question.join(" ")),
+        Command::Check => cli::check(&cli.catalog, &cli.intents, &advisor),
         Command::DiscordCommands => {
-            println!(
-                "{:#}",
-                gpu_advisor::discord::command_definitions(&advisor.catalog)
-            );
+            println!("{:#}", discord::command_definitions(&advisor.catalog));
             ExitCode::SUCCESS
         }
-        Command::Eval { file } => eval::run(&advisor, file),
+        Command::Eval { file } => cli::eval::run(&advisor, file),
         Command::Serve => serve(advisor, &cli),
-        Command::Report { file, top } => report(file, *top),
-    }
-}
-
-fn ask(advisor: &Advisor, json: bool, jsonl: bool, question: &str) -> ExitCode {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if jsonl {
-        let mut state = State::default();
-        let stdin = std::io::stdin();
-        let mut buf = Vec::new();
-        let mut input = stdin.lock();
-        loop {
-            buf.clear();
-            match input.read_until(b'\n', &mut buf) {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) => {
-                    eprintln!("error: reading stdin: {e}");
-                    return ExitCode::FAILURE;
-                }
-            }
-            let line = String::from_utf8_lossy(&buf);
-            let line = line.trim_end_matches(['\n', '\r']);
-            let (answer, next) = advisor.answer(line, &state);
-            state = next;
-            let s = serde_json::to_string(&answer).expect("answers serialise");
-            if writeln!(out, "{s}").is_err() {
-                return ExitCode::FAILURE;
-            }
-        }
-        return ExitCode::SUCCESS;
-    }
-    let (answer, _) = advisor.answer(question, &State::default());
-    let text = if json {
-        serde_json::to_string(&answer).expect("answers serialise")
-    } else {
-        answer.reply
-    };
-    if writeln!(out, "{text}").is_err() {
-        return ExitCode::FAILURE;
-    }
-    ExitCode::SUCCESS
-}
-
-fn check(cli: &Cli, advisor: &Advisor) -> ExitCode {
-    let c = &advisor.catalog;
-    println!(
-        "ok: {} GPUs, {} offers, {} models, {} topics; {} intent entries (catalog {}, intents {})",
-        c.gpus.len(),
-        c.offers.len(),
-        c.models.len(),
-        c.topics.len(),
-        advisor.parser.lexicon().len(),
-        if cli.catalog.is_dir() {
-            cli.catalog.display().to_string()
-        } else {
-            "embedded".into()
-        },
-        if cli.intents.is_dir() {
-            cli.intents.display().to_string()
-        } else {
-            "embedded".into()
-        },
-    );
-    ExitCode::SUCCESS
-}
-
-fn report(file: &std::path::Path, top: usize) -> ExitCode {
-    match std::fs::read_to_string(file) {
-        Ok(text) => {
-            let list = gpu_advisor::report::summarise(&text);
-            println!("{} distinct unanswered questions", list.len());
-            for (q, n) in list.into_iter().take(top) {
-                println!("{n:6}  {q}");
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: {}: {e}", file.display());
-            ExitCode::FAILURE
-        }
+        Command::Report { file, top } => cli::report(file, *top),
     }
 }
 
@@ -232,94 +148,14 @@ fn serve(advisor: Advisor, cli: &Cli) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let dirs = DataDirs {
+        catalog: cli.catalog.clone(),
+        intents: cli.intents.clone(),
+    };
     let result = rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(&settings.listen).await?;
-        let addr = listener.local_addr()?;
-        tracing::info!(%addr, "HTTP server and console listening");
-        if settings.ask_is_open() {
-            tracing::warn!(
-                "/v1/ask has no credentials configured: it answers callers on 127.0.0.1 only"
-            );
-        }
-        tracing::info!(
-            wecom = settings.wecom.is_some(),
-            telegram = settings.telegram.is_some(),
-            discord = settings.discord.is_some(),
-            robot = settings.wecom_robot_webhook_url.is_some(),
-            "adapters"
-        );
-        let poll = Duration::from_secs(settings.reload_poll_secs);
-        let app = http::App::new(advisor, settings).map_err(std::io::Error::other)?;
-        let reloader = gpu_advisor::live::Reloader {
-            catalog_dir: cli.catalog.clone(),
-            intents_dir: cli.intents.clone(),
-            live: std::sync::Arc::clone(&app.advisor),
-            metrics: std::sync::Arc::clone(&app.metrics),
-        };
-        tracing::info!(
-            catalog = %cli.catalog.display(),
-            intents = %cli.intents.display(),
-            poll_secs = poll.as_secs(),
-            "data reload on SIGHUP and file change"
-        );
-        // One shutdown signal, watched by every part that must stop cleanly.
-        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        tokio::spawn(async move {
-            shutdown_signal().await;
-            let _ = stop_tx.send(true);
-        });
-        let stopped = move || {
-            let mut rx = stop_rx.clone();
-            async move {
-                let _ = rx.wait_for(|s| *s).await;
-            }
-        };
-        tokio::spawn(reloader.run(poll, stopped()));
-        // Adapters with credentials: their webhook routes join the HTTP server.
-        let mut router = http::router(std::sync::Arc::clone(&app));
-        let mut polling = None;
-        if app.settings.telegram.is_some() {
-            match gpu_advisor::telegram::start(std::sync::Arc::clone(&app), stopped()).await {
-                Ok(gpu_advisor::telegram::Started::Webhook(r)) => router = router.merge(r),
-                Ok(gpu_advisor::telegram::Started::Polling(task)) => polling = Some(task),
-                Err(e) => tracing::error!(error = %e, "telegram adapter not started"),
-            }
-        }
-        if app.settings.discord.is_some() {
-            match gpu_advisor::discord::start(std::sync::Arc::clone(&app), stopped()).await {
-                Ok(Some(r)) => router = router.merge(r),
-                Ok(None) => {}
-                Err(e) => return Err(std::io::Error::other(e)),
-            }
-        }
-        // After the signal: no new connections, in-flight requests finish, and the poller
-        // finishes the update in hand and saves its offset, all within SHUTDOWN_GRACE (the
-        // process exits inside Kubernetes' and systemd's default stop timeouts).
-        let server = http::serve_router(listener, router, stopped());
-        let signalled = stopped();
-        let deadline = async move {
-            signalled.await;
-            tokio::time::Instant::now() + SHUTDOWN_GRACE
-        };
-        tokio::pin!(server, deadline);
-        let (served, until) = tokio::select! {
-            r = &mut server => (r, tokio::time::Instant::now() + Duration::from_secs(1)),
-            until = &mut deadline => {
-                match tokio::time::timeout_at(until, &mut server).await {
-                    Ok(r) => (r, until),
-                    Err(_) => {
-                        tracing::warn!("requests still running at the shutdown deadline; closing");
-                        (Ok(()), until)
-                    }
-                }
-            }
-        };
-        if let Some(task) = polling {
-            if tokio::time::timeout_at(until, task).await.is_err() {
-                tracing::warn!("telegram polling did not stop in time");
-            }
-        }
-        served
+        let services = Services::build(advisor, settings).map_err(std::io::Error::other)?;
+        server::run(listener, services, dirs).await
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -328,30 +164,4 @@ fn serve(advisor: Advisor, cli: &Cli) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// How long shutdown waits for the Telegram poller after the HTTP server has drained.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(9);
-
-/// Resolves on ctrl-c or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
-    }
-    tracing::info!("shutting down: finishing in-flight requests");
 }

@@ -1,6 +1,6 @@
 //! Answers end to end through the core: structured fields for questions whose right
 //! answer follows from DOMAIN.md §6, and golden replies (tests/golden/*.md; rewrite
-//! them with `UPDATE_GOLDEN=1 cargo test --test answers` after a deliberate change).
+//! them with `UPDATE_GOLDEN=1 cargo test --test main answers` after a deliberate change).
 
 use gpu_advisor::advisor::{Advisor, State};
 use gpu_advisor::data;

@@ -8,7 +8,7 @@ use gpu_advisor::advisor::reply::Block;
 use gpu_advisor::app::{Outcome, Silence};
 use gpu_advisor::config::Settings;
 use gpu_advisor::discord;
-use gpu_advisor::http::App;
+use gpu_advisor::server::{self, Services};
 use serenity::all::{ApplicationId, ChannelId, Message, MessageId, UserId};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -36,19 +36,30 @@ fn advisor() -> gpu_advisor::advisor::Advisor {
     gpu_advisor::data::embedded()
 }
 
-fn app() -> Arc<App> {
-    App::new(advisor(), Settings::default()).expect("app")
+fn services() -> Services {
+    Services::build(advisor(), Settings::default()).expect("services")
 }
 
-/// Serves the interactions router on a free port; returns its URL.
+/// Serves the interactions endpoint of `s` on a free port, inside the server's router
+/// and its layers, as `serve` does; returns the server's base URL.
+async fn serve_interactions_of(s: &Services) -> String {
+    let routes = discord::interactions_routes(&s.chat, &s.settings.console_url, &public_hex())
+        .expect("router");
+    let (listener, base) = crate::support::listener().await;
+    tokio::spawn(server::serve(
+        listener,
+        s.router(vec![routes]),
+        std::future::pending(),
+    ));
+    base
+}
+
+/// Serves the interactions endpoint; returns its URL.
 async fn serve_interactions() -> String {
-    let router = discord::interactions_routes(app(), &public_hex()).expect("router");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    format!("http://{addr}/discord/interactions")
+    format!(
+        "{}/discord/interactions",
+        serve_interactions_of(&services()).await
+    )
 }
 
 fn client() -> reqwest::Client {
@@ -134,6 +145,44 @@ async fn ping_gets_pong() {
         let (status, v) = post_signed(&url, r#"{"type":1,"id":"1","token":"t"}"#, now()).await;
         assert_eq!(status, 200);
         assert_eq!(v, serde_json::json!({"type": 1}));
+    })
+    .await
+    .expect("timeout");
+}
+
+#[tokio::test]
+async fn the_endpoint_gets_request_ids_and_request_metrics() {
+    tokio::time::timeout(T, async {
+        let s = services();
+        let base = serve_interactions_of(&s).await;
+        let url = format!("{base}/discord/interactions");
+        let ping = r#"{"type":1,"id":"1","token":"t"}"#;
+        let (status, _) = post_signed(&url, ping, now()).await;
+        assert_eq!(status, 200);
+        let unsigned = client()
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("x-request-id", "ticket-7")
+            .body(ping)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(unsigned.status(), 401);
+        assert_eq!(unsigned.headers()["x-request-id"], "ticket-7");
+        let metrics = client()
+            .get(format!("{base}/metrics"))
+            .send()
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .unwrap();
+        for series in [
+            "gpu_advisor_http_requests_total{route=\"/discord/interactions\",status=\"200\"} 1\n",
+            "gpu_advisor_http_requests_total{route=\"/discord/interactions\",status=\"401\"} 1\n",
+        ] {
+            assert!(metrics.contains(series), "{series} in {metrics}");
+        }
     })
     .await
     .expect("timeout");
@@ -339,7 +388,7 @@ fn message(v: serde_json::Value) -> Message {
 #[tokio::test]
 async fn gateway_messages_go_through_the_chat_layer() {
     tokio::time::timeout(T, async {
-        let app = app();
+        let chat = services().chat;
         let bot = UserId::new(BOT_ID);
 
         // A guild message that mentions the bot.
@@ -354,10 +403,10 @@ async fn gateway_messages_go_through_the_chat_layer() {
         assert_eq!(inbound.text, "4090 能跑 70B 吗");
         assert_eq!(inbound.chat, "4242");
         assert_eq!(inbound.user, USER_ID.to_string());
-        match app.chat.handle(&inbound).await {
+        match chat.handle(&inbound).await {
             Outcome::Answer(a) => {
-                assert!(a.estimate.is_some());
-                let r = discord::render_answer(&a);
+                assert!(a.answer.estimate.is_some());
+                let r = discord::render_answer(&a.answer);
                 assert!(r.parts[0].contains("4090"));
                 assert!(!r.fields.is_empty());
             }
@@ -369,7 +418,7 @@ async fn gateway_messages_go_through_the_chat_layer() {
         let inbound = discord::inbound_from_message(&m, bot).unwrap();
         assert!(!inbound.mentions_bot);
         assert!(matches!(
-            app.chat.handle(&inbound).await,
+            chat.handle(&inbound).await,
             Outcome::Silent(Silence::NotAddressed)
         ));
 
@@ -380,17 +429,14 @@ async fn gateway_messages_go_through_the_chat_layer() {
         v["referenced_message"] = prev;
         let inbound = discord::inbound_from_message(&message(v), bot).unwrap();
         assert!(inbound.replies_to_bot);
-        assert!(matches!(
-            app.chat.handle(&inbound).await,
-            Outcome::Answer(_)
-        ));
+        assert!(matches!(chat.handle(&inbound).await, Outcome::Answer(_)));
 
         // A direct message needs no mention.
         let m = message(message_json(4, "a100-40g 多少钱", false, &[]));
         let inbound = discord::inbound_from_message(&m, bot).unwrap();
         assert!(!inbound.group);
-        match app.chat.handle(&inbound).await {
-            Outcome::Answer(a) => assert!(a.reply.contains("2,800")),
+        match chat.handle(&inbound).await {
+            Outcome::Answer(a) => assert!(a.answer.reply.contains("2,800")),
             other => panic!("{other:?}"),
         }
 
@@ -512,7 +558,7 @@ async fn commands_follow_catalog_reloads_and_unchanged_ones_are_not_sent_again()
         let (base, rec) = fake_discord().await;
         let http = Arc::new(discord::http_client("test-token", Some(&base)));
         http.set_application_id(ApplicationId::new(4321));
-        let live = Arc::new(gpu_advisor::live::Live::new(advisor()));
+        let live = Arc::new(gpu_advisor::app::Live::new(advisor()));
         let sync = Arc::new(discord::CommandSync::default());
         assert!(sync.sync(&http, &live.get().catalog).await.expect("sent"));
         // A reconnect (`ready` again) with the same catalog: nothing to send.
@@ -583,30 +629,31 @@ fn verifier_rejects_bad_keys() {
 #[tokio::test]
 async fn start_serves_the_endpoint_only_when_configured() {
     tokio::time::timeout(T, async {
-        let none = discord::start(app(), std::future::pending()).await.unwrap();
-        assert!(none.is_none());
-        let s = Settings {
-            discord: Some(gpu_advisor::config::Discord {
-                token: None,
-                api_url: None,
-                public_key: Some(public_hex()),
-            }),
-            ..Settings::default()
+        let chat = services().chat;
+        let url = "https://console.example/";
+        let none = discord::start(&chat, &Default::default(), url, std::future::pending())
+            .await
+            .unwrap();
+        assert!(
+            none.is_none(),
+            "neither a public key nor a token: nothing to serve"
+        );
+        let d = gpu_advisor::config::Discord {
+            token: None,
+            api_url: None,
+            public_key: Some(public_hex()),
         };
-        let app = App::new(advisor(), s).unwrap();
-        assert!(discord::start(app, std::future::pending())
+        assert!(discord::start(&chat, &d, url, std::future::pending())
             .await
             .unwrap()
             .is_some());
-        let s = Settings {
-            discord: Some(gpu_advisor::config::Discord {
-                public_key: Some("not-a-key".into()),
-                ..Default::default()
-            }),
-            ..Settings::default()
+        let d = gpu_advisor::config::Discord {
+            public_key: Some("not-a-key".into()),
+            ..Default::default()
         };
-        let app = App::new(advisor(), s).unwrap();
-        assert!(discord::start(app, std::future::pending()).await.is_err());
+        assert!(discord::start(&chat, &d, url, std::future::pending())
+            .await
+            .is_err());
     })
     .await
     .expect("timeout");

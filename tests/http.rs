@@ -5,20 +5,16 @@
 
 use gpu_advisor::config::{Secret, Settings, Wecom};
 use gpu_advisor::data;
-use gpu_advisor::http::{self, auth, App};
+use gpu_advisor::http::auth;
+use gpu_advisor::server::{self, Services};
 use gpu_advisor::wecom::{parse_reply_envelope, WecomCrypto};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-const TOKEN: &str = "hJqcu3uJ9Tn2gXPmxx2w9kkCkCE2EPYo";
-const AES_KEY: &str = "6qkdMrq68nTKduznJYO1A37W2oEgpkMUvkttRToqhUt";
-const CORP_ID: &str = "ww1436e0e65a779aee";
-/// Tencent's weworkapi callback sample (callback/Sample.py): message decryption vector.
-const MSG_SIG: &str = "0c3914025cb4b4d68103f6bfc8db550f79dcf48e";
-const MSG_TS: &str = "1476422779";
-const MSG_NONCE: &str = "1597212914";
-const MSG_ENCRYPT: &str = "Kl7kjoSf6DMD1zh7rtrHjFaDapSCkaOnwu3bqLc5tAybhhMl9pFeK8NslNPVdMwmBQTNoW4mY7AIjeLvEl3NyeTkAgGzBhzTtRLNshw2AEew+kkYcD+Fq72Kt00fT0WnN87hGrW8SqGc+NcT3mu87Ha3dz1pSDi6GaUA6A0sqfde0VJPQbZ9U+3JWcoD4Z5jaU0y9GSh010wsHF8KZD24YhmZH4ch4Ka7ilEbjbfvhKkNL65HHL0J6EYJIZUC2pFrdkJ7MhmEbU2qARR4iQHE7wy24qy0cRX3Mfp6iELcDNfSsPGjUQVDGxQDCWjayJOpcwocugux082f49HKYg84EpHSGXAyh+/oxwaWbvL6aSDPOYuPDGOCI8jmnKiypE+";
+use crate::support::wecom_vectors::{
+    AES_KEY, CORP_ID, MSG_ENCRYPT, MSG_NONCE, MSG_SIG, MSG_TS, TOKEN,
+};
 
 struct Server {
     base: String,
@@ -32,12 +28,16 @@ fn start(settings: Settings) -> Server {
         .enable_all()
         .build()
         .expect("runtime");
-    let app = App::new(data::embedded(), settings).expect("app");
+    let services = Services::build(data::embedded(), settings).expect("services");
     let listener = rt
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
-    rt.spawn(http::serve(listener, app, std::future::pending()));
+    rt.spawn(server::serve(
+        listener,
+        services.router(Vec::new()),
+        std::future::pending(),
+    ));
     Server {
         base: format!("http://{addr}"),
         _rt: rt,
@@ -499,7 +499,7 @@ fn long_wecom_replies_continue_through_the_robot() {
     assert!(content.len() <= 600, "{} bytes", content.len());
     let answer = gpu_advisor::advisor::State::default();
     let (full_answer, _) = data::embedded().answer(question, &answer);
-    let total = http::wecom::plain_text(&full_answer.rendered);
+    let total = gpu_advisor::render::plain_text(&full_answer.rendered);
     assert!(
         total.len() > 600,
         "the test question must need a second message: {} bytes",
@@ -515,6 +515,6 @@ fn long_wecom_replies_continue_through_the_robot() {
     assert!(!pushed.is_empty(), "the rest went to the robot");
     assert_eq!(pushed[0]["msgtype"], "markdown");
     let rest = pushed[0]["markdown"]["content"].as_str().expect("content");
-    assert!(rest.len() <= http::wecom::ROBOT_MAX_BYTES);
+    assert!(rest.len() <= gpu_advisor::wecom::robot::ROBOT_MAX_BYTES);
     assert!(total.contains(rest.lines().next().expect("a line")));
 }

@@ -5,16 +5,12 @@
 use axum::http::StatusCode;
 use base64::Engine;
 use gpu_advisor::config::Settings;
-use gpu_advisor::http::InProcess;
+use gpu_advisor::server::InProcess;
 use gpu_advisor::wecom::{parse_inbound_message, WecomCrypto, WecomError};
 use proptest::prelude::*;
 use std::sync::OnceLock;
 
-const TOKEN: &str = "hJqcu3uJ9Tn2gXPmxx2w9kkCkCE2EPYo";
-const AES_KEY: &str = "6qkdMrq68nTKduznJYO1A37W2oEgpkMUvkttRToqhUt";
-const CORP_ID: &str = "ww1436e0e65a779aee";
-const TS: &str = "1476422779";
-const NONCE: &str = "1597212914";
+use crate::support::wecom_vectors::{AES_KEY, CORP_ID, MSG_NONCE as NONCE, MSG_TS as TS, TOKEN};
 
 fn crypto() -> &'static WecomCrypto {
     static C: OnceLock<WecomCrypto> = OnceLock::new();

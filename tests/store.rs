@@ -4,12 +4,9 @@
 //! Redis: a follow-up handled by replica B sees replica A's turn.
 
 use gpu_advisor::advisor::State;
-use gpu_advisor::app::{Chat, Inbound, Limits, Outcome, Platform, Silence};
+use gpu_advisor::app::{Channel, Chat, Inbound, Limits, Live, Metrics, Misses, Outcome, Silence};
 use gpu_advisor::data;
-use gpu_advisor::metrics::Metrics;
-use gpu_advisor::redis_store::RedisStore;
-use gpu_advisor::store::{MemoryStore, Observed, Store};
-use std::net::TcpListener;
+use gpu_advisor::store::{MemoryStore, Observed, RedisStore, Store};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -28,13 +25,7 @@ impl Drop for RedisServer {
     }
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
-}
+use crate::support::free_port;
 
 /// Starts `redis-server` on a free port, or None when it is not installed (outside CI).
 fn redis_server() -> Option<RedisServer> {
@@ -215,26 +206,26 @@ fn redis_down_degrades_instead_of_hanging() {
 }
 
 fn chat(store: Arc<dyn Store>) -> Chat {
-    Chat {
-        advisor: Arc::new(gpu_advisor::live::Live::new(data::embedded())),
+    Chat::new(
+        Arc::new(Live::new(data::embedded())),
         store,
-        metrics: Arc::new(Metrics::new()),
-        limits: Limits::default(),
-        bot_name: "gpu_bot".into(),
-    }
+        Arc::new(Metrics::new()),
+        Arc::new(Misses::new(None)),
+        Limits::default(),
+    )
+    .named("gpu_bot")
 }
 
 fn msg(id: &str, text: &str) -> Inbound {
     Inbound {
-        platform: Platform::Telegram,
+        channel: Channel::Telegram,
         chat: "-100".into(),
         user: "42".into(),
         message_id: id.into(),
         text: text.into(),
         group: true,
         mentions_bot: true,
-        replies_to_bot: false,
-        admin: false,
+        ..Inbound::default()
     }
 }
 
@@ -248,11 +239,12 @@ fn two_replicas_share_one_conversation_through_redis() {
         else {
             panic!("answered")
         };
-        assert_eq!(first.verdict.as_ref().map(|v| v.fits), Some(false));
+        assert_eq!(first.answer.verdict.as_ref().map(|v| v.fits), Some(false));
         let Outcome::Answer(second) = b.handle(&msg("2", "@gpu_bot INT4 呢")).await else {
             panic!("answered")
         };
         let v = second
+            .answer
             .verdict
             .as_ref()
             .expect("replica B continued the feasibility question");
@@ -285,7 +277,7 @@ fn addressing_duplicates_and_rate_limits() {
         let Outcome::Answer(a) = c.handle(&cmd).await else {
             panic!("command answered")
         };
-        assert!(a.reply.contains("2,800"));
+        assert!(a.answer.reply.contains("2,800"));
         let mut other_bot = cmd.clone();
         other_bot.message_id = "c2".into();
         other_bot.text = "/price@other_bot a100".into();
@@ -350,6 +342,7 @@ fn addressing_duplicates_and_rate_limits() {
                     assert!(n.contains("稍等"));
                 }
                 Outcome::Silent(s) => assert_eq!(s, Silence::RateLimited),
+                Outcome::Limited { .. } => panic!("a chat user gets notices, not retry times"),
             }
         }
         assert_eq!((answers, notices), (10, 1));
@@ -363,10 +356,10 @@ fn redis_outage_at_start_and_mid_run_degrades_then_recovers() {
     let redis = RedisStore::new(&format!("redis://127.0.0.1:{port}/")).expect("url");
     let c = chat(Arc::new(Observed::new(
         Arc::new(redis),
-        Arc::clone(&metrics),
+        Arc::clone(&metrics.store),
     )));
-    let up = || metrics.store_up.load(Ordering::Relaxed);
-    let errors = || metrics.store_errors.load(Ordering::Relaxed);
+    let up = || metrics.store.up.load(Ordering::Relaxed);
+    let errors = || metrics.store.errors.load(Ordering::Relaxed);
     let rt = rt();
     let ask = |user: &str, id: &str, text: &str| {
         let mut m = msg(id, text);
@@ -380,13 +373,15 @@ fn redis_outage_at_start_and_mid_run_degrades_then_recovers() {
     let follow_up_works = |user: &str, id: &str| {
         ask(user, &format!("{id}a"), "@gpu_bot 3090 能跑 13B 吗");
         ask(user, &format!("{id}b"), "@gpu_bot INT4 呢")
+            .answer
             .verdict
+            .as_ref()
             .is_some_and(|v| v.fits)
     };
 
     // Down at start: answers still come, without context; the outage is counted.
     let a = ask("u1", "1", "@gpu_bot 3090 能跑 13B 吗");
-    assert_eq!(a.verdict.as_ref().map(|v| v.fits), Some(false));
+    assert_eq!(a.answer.verdict.as_ref().map(|v| v.fits), Some(false));
     assert_eq!(up(), 0);
     assert!(errors() > 0);
     assert!(!follow_up_works("u1", "2"), "no context without the store");
@@ -408,11 +403,11 @@ fn redis_outage_at_start_and_mid_run_degrades_then_recovers() {
     drop(server);
     let before = errors();
     let a = ask("u3", "4", "@gpu_bot 4090 能跑 70B 吗");
-    assert!(a.verdict.is_some());
+    assert!(a.answer.verdict.is_some());
     assert_eq!(up(), 0);
     assert!(errors() > before);
     std::thread::sleep(Duration::from_secs(3));
-    assert!(!ask("u3", "5", "@gpu_bot T4 多少钱").reply.is_empty());
+    assert!(!ask("u3", "5", "@gpu_bot T4 多少钱").answer.reply.is_empty());
 
     // And back again.
     let _server = redis_server_on(port).expect("restart");

@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
 use gpu_advisor::config::{Secret, Settings, Telegram};
-use gpu_advisor::http::App;
+use gpu_advisor::server::{self, Services};
 use gpu_advisor::telegram;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -214,7 +214,7 @@ async fn fake() -> (String, Arc<Fake>) {
     (url, st)
 }
 
-fn app(api_url: &str, webhook: Option<(&str, Option<&str>)>) -> Arc<App> {
+fn app(api_url: &str, webhook: Option<(&str, Option<&str>)>) -> Services {
     let settings = Settings {
         telegram: Some(Telegram {
             token: Secret::new(TOKEN),
@@ -224,7 +224,7 @@ fn app(api_url: &str, webhook: Option<(&str, Option<&str>)>) -> Arc<App> {
         }),
         ..Settings::default()
     };
-    App::new(gpu_advisor::data::embedded(), settings).unwrap()
+    Services::build(gpu_advisor::data::embedded(), settings).unwrap()
 }
 
 /// A message update as Telegram sends it; a negative chat id is a supergroup.
@@ -274,10 +274,11 @@ async fn wait_for(what: &str, timeout: Duration, cond: impl Fn() -> bool) {
 
 /// Runs `run_polling` until it asks for the update after `last` (so every update up to
 /// `last` was handled; None: until its first getUpdates), then shuts it down.
-async fn poll_through(app: &Arc<App>, st: &Arc<Fake>, last: impl Into<Option<i64>>) {
+async fn poll_through(app: &Services, st: &Arc<Fake>, last: impl Into<Option<i64>>) {
     let last = last.into();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(telegram::run_polling(Arc::clone(app), async {
+    let tg = app.settings.telegram.clone().expect("telegram settings");
+    let task = tokio::spawn(telegram::run_polling(app.chat.clone(), tg, async {
         let _ = rx.await;
     }));
     wait_for(
@@ -551,7 +552,11 @@ async fn webhook_checks_the_secret_and_answers_a_retried_update_once() {
     );
     let router = tokio::time::timeout(
         Duration::from_secs(10),
-        telegram::start(Arc::clone(&app), std::future::pending()),
+        telegram::start(
+            &app.chat,
+            app.settings.telegram.as_ref().expect("telegram settings"),
+            std::future::pending(),
+        ),
     )
     .await
     .unwrap()
@@ -573,9 +578,13 @@ async fn webhook_checks_the_secret_and_answers_a_retried_update_once() {
         .contains(&"getupdates".to_string()));
     assert_eq!(st.commands.lock().unwrap().len(), 2);
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    // Served as `serve` serves it: inside the server's router and its layers.
+    let (listener, base) = crate::support::listener().await;
+    tokio::spawn(server::serve(
+        listener,
+        app.router(vec![router]),
+        std::future::pending(),
+    ));
     let client = reqwest::Client::new();
     let hook = format!("{base}/telegram/webhook");
     let body = update(700, 71, 4242, 4242, "4090 能跑 70B 吗").to_string();
@@ -605,6 +614,24 @@ async fn webhook_checks_the_secret_and_answers_a_retried_update_once() {
     for _ in 0..2 {
         let r = post(Some("s3cret-token"), body.clone()).await.unwrap();
         assert_eq!(r.status(), 200);
+        assert!(
+            r.headers().contains_key("x-request-id"),
+            "the webhook gets a request id like every route"
+        );
+    }
+    let metrics = client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for (status, n) in [(200, 2), (401, 2), (400, 1)] {
+        let series = format!(
+            "gpu_advisor_http_requests_total{{route=\"/telegram/webhook\",status=\"{status}\"}} {n}\n"
+        );
+        assert!(metrics.contains(&series), "{series} in {metrics}");
     }
     wait_for("the webhook reply", Duration::from_secs(10), || {
         !sent(&st).is_empty()
@@ -694,7 +721,7 @@ async fn a_restart_resumes_after_the_last_handled_update() {
     assert_eq!(sent.len(), 3, "only the new update is answered: {sent:#?}");
     assert_eq!(sent[2]["reply_parameters"]["message_id"], json!(83));
     assert_eq!(
-        app.store.setting(telegram::OFFSET_KEY).await.unwrap(),
+        app.chat.store.setting(telegram::OFFSET_KEY).await.unwrap(),
         Some("803".to_string())
     );
 }

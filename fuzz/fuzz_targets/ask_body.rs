@@ -4,7 +4,7 @@
 
 use axum::http::StatusCode;
 use gpu_advisor::config::Settings;
-use gpu_advisor::http::InProcess;
+use gpu_advisor::server::InProcess;
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 

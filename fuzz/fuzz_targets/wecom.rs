@@ -8,9 +8,10 @@ use gpu_advisor::wecom::{parse_inbound_message, WecomCrypto, MAX_BODY_BYTES};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
-const TOKEN: &str = "hJqcu3uJ9Tn2gXPmxx2w9kkCkCE2EPYo";
-const AES_KEY: &str = "6qkdMrq68nTKduznJYO1A37W2oEgpkMUvkttRToqhUt";
-const CORP_ID: &str = "ww1436e0e65a779aee";
+#[allow(dead_code)]
+#[path = "../../tests/support/wecom_vectors.rs"]
+mod vectors;
+use vectors::{AES_KEY, CORP_ID, TOKEN};
 
 fn crypto() -> &'static WecomCrypto {
     static C: OnceLock<WecomCrypto> = OnceLock::new();

@@ -453,22 +453,13 @@ pub fn text_reply_xml(to_user: &str, from_user: &str, create_time: u64, content:
 mod tests {
     use super::*;
 
-    const TOKEN: &str = "hJqcu3uJ9Tn2gXPmxx2w9kkCkCE2EPYo";
-    const AES_KEY: &str = "6qkdMrq68nTKduznJYO1A37W2oEgpkMUvkttRToqhUt";
-    const CORP_ID: &str = "ww1436e0e65a779aee";
-
-    // Source: Tencent's weworkapi callback sample, callback/Sample.py
-    // (github.com/sbzhu/weworkapi_python, commit 27220fbe9d5251d46101e33751568eae9f413666).
-    const URL_SIG: &str = "012bc692d0a58dd4b10f8dfe5c4ac00ae211ebeb";
-    const URL_TS: &str = "1476416373";
-    const URL_NONCE: &str = "47744683";
-    const URL_ECHOSTR: &str =
-        "fsi1xnbH4yQh0+PJxcOdhhK6TDXkjMyhEPA7xB2TGz6b+g7xyAbEkRxN/3cNXW9qdqjnoVzEtpbhnFyq6SVHyA==";
-
-    const MSG_SIG: &str = "0c3914025cb4b4d68103f6bfc8db550f79dcf48e";
-    const MSG_TS: &str = "1476422779";
-    const MSG_NONCE: &str = "1597212914";
-    const MSG_ENCRYPT: &str = "Kl7kjoSf6DMD1zh7rtrHjFaDapSCkaOnwu3bqLc5tAybhhMl9pFeK8NslNPVdMwmBQTNoW4mY7AIjeLvEl3NyeTkAgGzBhzTtRLNshw2AEew+kkYcD+Fq72Kt00fT0WnN87hGrW8SqGc+NcT3mu87Ha3dz1pSDi6GaUA6A0sqfde0VJPQbZ9U+3JWcoD4Z5jaU0y9GSh010wsHF8KZD24YhmZH4ch4Ka7ilEbjbfvhKkNL65HHL0J6EYJIZUC2pFrdkJ7MhmEbU2qARR4iQHE7wy24qy0cRX3Mfp6iELcDNfSsPGjUQVDGxQDCWjayJOpcwocugux082f49HKYg84EpHSGXAyh+/oxwaWbvL6aSDPOYuPDGOCI8jmnKiypE+";
+    // Tencent's published sample vectors, shared with the integration tests and the
+    // fuzz targets.
+    #[allow(dead_code)]
+    mod vectors {
+        include!("../../tests/support/wecom_vectors.rs");
+    }
+    use vectors::*;
 
     fn official() -> WecomCrypto {
         WecomCrypto::new(TOKEN, AES_KEY, CORP_ID).unwrap()

@@ -1,4 +1,5 @@
-//! WeCom (企业微信) callback crypto — WXBizMsgCrypt for "接收消息与事件".
+//! The WeCom (企业微信) adapter: the callback route (`callback`), the group robot push
+//! (`robot`), and the callback crypto — WXBizMsgCrypt for "接收消息与事件" (`crypto`, `xml`).
 //!
 //! Pure: no IO, no clock, no global state (the only system call is the OS random
 //! source, used by [`WecomCrypto::encrypt_reply`] for the 16-byte prefix; use
@@ -18,7 +19,9 @@
 //! big-endian u32 length, message, receive id (the corp id, checked on decrypt).
 //! No input makes any of this panic.
 
+pub mod callback;
 mod crypto;
+pub mod robot;
 mod xml;
 
 pub use crypto::{

@@ -13,9 +13,8 @@
 //! Every call to the Bot API goes through `send_with_retry` (flood control and transient
 //! failures).
 
-use crate::app::{Chat, Inbound, Outcome, Platform};
+use crate::app::{command, Channel, Chat, Command, Inbound, Outcome, Parsed};
 use crate::config;
-use crate::http::App;
 use crate::render;
 use axum::body::Bytes;
 use axum::extract::State as AxState;
@@ -135,7 +134,7 @@ pub fn message_inbound(msg: &Message, bot_username: &str, bot_id: UserId) -> Opt
         .and_then(|r| r.from.as_ref())
         .is_some_and(|u| u.id == bot_id);
     Some(Inbound {
-        platform: Platform::Telegram,
+        channel: Channel::Telegram,
         chat: msg.chat.id.0.to_string(),
         user,
         // The dedupe identity is (chat, message id): unique per chat, and the same for
@@ -151,6 +150,7 @@ pub fn message_inbound(msg: &Message, bot_username: &str, bot_id: UserId) -> Opt
             .sender_chat
             .as_ref()
             .is_some_and(|c| c.id == msg.chat.id),
+        command: None,
     })
 }
 
@@ -291,7 +291,11 @@ pub async fn answer_as(
     let Some(mut m) = message_inbound(msg, &chat.bot_name, bot_id) else {
         return Ok(());
     };
-    if m.group && !m.admin && crate::app::auto_command(&m.text, &chat.bot_name).is_some() {
+    let auto = matches!(
+        command::parse(&m.text, &chat.bot_name),
+        Parsed::Command(Command::Auto(_))
+    );
+    if m.group && !m.admin && auto {
         m.admin = is_chat_admin(bot, msg).await;
     }
     if likely_answered(&m) {
@@ -305,7 +309,7 @@ pub async fn answer_as(
     }
     let parts = match chat.handle(&m).await {
         Outcome::Answer(a) => render::split_message(
-            &render::telegram_html(&a.rendered),
+            &render::telegram_html(&a.answer.rendered),
             render::TELEGRAM_MAX_CHARS,
         ),
         Outcome::Notice(text) => {
@@ -315,6 +319,7 @@ pub async fn answer_as(
             tracing::debug!(?why, chat = %m.chat, "telegram message not answered");
             return Ok(());
         }
+        Outcome::Limited { .. } => return Ok(()),
     };
     send_parts(bot, msg, parts).await
 }
@@ -398,17 +403,6 @@ pub async fn get_me(bot: &Bot) -> Result<Me, RequestError> {
     Ok((me.username().to_lowercase(), me.user.id))
 }
 
-/// The app's chat layer under the bot's own name (for `/cmd@name` and `@name`).
-fn chat_for(app: &App, me: &Me) -> Arc<Chat> {
-    Arc::new(Chat {
-        advisor: Arc::clone(&app.chat.advisor),
-        store: Arc::clone(&app.chat.store),
-        metrics: Arc::clone(&app.chat.metrics),
-        limits: app.chat.limits,
-        bot_name: me.0.to_lowercase(),
-    })
-}
-
 /// `setWebhook` with the secret Telegram will send back in `X-Telegram-Bot-Api-Secret-Token`.
 pub async fn set_webhook(bot: &Bot, url: &str, secret: Option<&str>) -> Result<(), String> {
     let url = reqwest::Url::parse(url).map_err(|e| format!("TELEGRAM_WEBHOOK_URL: {e}"))?;
@@ -485,8 +479,8 @@ where
 }
 
 /// The offset persisted by an earlier run, if any.
-async fn stored_offset(app: &App) -> Option<i32> {
-    match app.store.setting(OFFSET_KEY).await {
+async fn stored_offset(chat: &Chat) -> Option<i32> {
+    match chat.store.setting(OFFSET_KEY).await {
         Ok(v) => v.and_then(|s| s.trim().parse().ok()),
         Err(e) => {
             tracing::warn!(error = %e, "store unavailable: starting Telegram polling without a saved offset");
@@ -497,20 +491,15 @@ async fn stored_offset(app: &App) -> Option<i32> {
 
 /// The polling loop proper: `getUpdates` from the saved offset, every update handled in
 /// order, the offset saved after each; stops at shutdown after the update in hand.
-async fn poll_loop<S: Future<Output = ()>>(
-    app: Arc<App>,
-    bot: Bot,
-    me: Me,
-    stop: &mut Shutdown<S>,
-) {
-    let chat = chat_for(&app, &me);
+async fn poll_loop<S: Future<Output = ()>>(chat: &Chat, bot: Bot, me: Me, stop: &mut Shutdown<S>) {
+    let chat = chat.named(&me.0);
     if until_ok("deleteWebhook", stop, || bot.delete_webhook().send())
         .await
         .is_none()
     {
         return;
     }
-    let mut offset = stored_offset(&app).await;
+    let mut offset = stored_offset(&chat).await;
     tracing::info!(bot = %me.0, ?offset, "telegram long polling started");
     let mut wait = FIRST_BACKOFF;
     loop {
@@ -552,7 +541,7 @@ async fn poll_loop<S: Future<Output = ()>>(
                 tracing::warn!(error = %e, update = id, "telegram reply not delivered");
             }
             offset = Some(next);
-            if let Err(e) = app.store.set_setting(OFFSET_KEY, &next.to_string()).await {
+            if let Err(e) = chat.store.set_setting(OFFSET_KEY, &next.to_string()).await {
                 tracing::warn!(error = %e, "store unavailable: Telegram offset not saved");
             }
             if stop.fired().await {
@@ -568,11 +557,7 @@ async fn poll_loop<S: Future<Output = ()>>(
 
 /// Long polling until `shutdown`: builds the bot from the settings, `deleteWebhook`,
 /// `getMe`, `setMyCommands`, then `getUpdates` in a loop (see `poll_loop`).
-pub async fn run_polling(app: Arc<App>, shutdown: impl Future<Output = ()>) {
-    let Some(tg) = app.settings.telegram.clone() else {
-        tracing::error!("telegram polling: TELOXIDE_TOKEN is not set");
-        return;
-    };
+pub async fn run_polling(chat: Chat, tg: config::Telegram, shutdown: impl Future<Output = ()>) {
     let bot = match bot(&tg) {
         Ok(b) => b,
         Err(e) => {
@@ -587,12 +572,12 @@ pub async fn run_polling(app: Arc<App>, shutdown: impl Future<Output = ()>) {
     if stop.race(register_commands(&bot)).await.is_none() {
         return;
     }
-    poll_loop(app, bot, me, &mut stop).await;
+    poll_loop(&chat, bot, me, &mut stop).await;
 }
 
 #[derive(Clone)]
 struct Hook {
-    app: Arc<App>,
+    secret: Option<config::Secret>,
     bot: Bot,
     chat: Arc<Chat>,
     bot_id: UserId,
@@ -607,13 +592,7 @@ fn secret_matches(expected: &str, got: Option<&[u8]>) -> bool {
 }
 
 async fn webhook(AxState(h): AxState<Hook>, headers: HeaderMap, body: Bytes) -> StatusCode {
-    let secret = h
-        .app
-        .settings
-        .telegram
-        .as_ref()
-        .and_then(|t| t.webhook_secret.as_ref());
-    if let Some(s) = secret {
+    if let Some(s) = &h.secret {
         let got = headers.get(SECRET_HEADER).map(|v| v.as_bytes());
         if !secret_matches(s.expose(), got) {
             return StatusCode::UNAUTHORIZED;
@@ -637,20 +616,14 @@ async fn webhook(AxState(h): AxState<Hook>, headers: HeaderMap, body: Bytes) -> 
 
 /// `POST /telegram/webhook`: the secret header checked in constant time (401), the
 /// update parsed (400), acknowledged with 200 at once and answered in a task.
-pub fn webhook_routes(app: Arc<App>, bot: Bot, me: Me) -> Router {
-    let has_secret = app
-        .settings
-        .telegram
-        .as_ref()
-        .is_some_and(|t| t.webhook_secret.is_some());
-    if !has_secret {
+pub fn webhook_routes(chat: &Chat, secret: Option<config::Secret>, bot: Bot, me: Me) -> Router {
+    if secret.is_none() {
         tracing::warn!("TELEGRAM_WEBHOOK_SECRET is not set: {WEBHOOK_PATH} accepts any caller");
     }
-    let chat = chat_for(&app, &me);
     let hook = Hook {
-        app,
+        secret,
         bot,
-        chat,
+        chat: Arc::new(chat.named(&me.0)),
         bot_id: me.1,
     };
     Router::new()
@@ -671,14 +644,11 @@ pub enum Started {
 /// until the Bot API answers (a Telegram outage at start-up delays the bot, it does not
 /// stop it), then polls until `shutdown`.
 pub async fn start(
-    app: Arc<App>,
+    chat: &Chat,
+    tg: &config::Telegram,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<Started, String> {
-    let tg = app
-        .settings
-        .telegram
-        .clone()
-        .ok_or("Telegram: TELOXIDE_TOKEN is not set")?;
+    let tg = tg.clone();
     let bot = bot(&tg)?;
     match &tg.webhook_url {
         Some(url) => {
@@ -688,9 +658,18 @@ pub async fn start(
             register_commands(&bot).await;
             set_webhook(&bot, url, tg.webhook_secret.as_ref().map(|s| s.expose())).await?;
             tracing::info!(bot = %me.0, "telegram webhook set");
-            Ok(Started::Webhook(webhook_routes(app, bot, me)))
+            Ok(Started::Webhook(webhook_routes(
+                chat,
+                tg.webhook_secret.clone(),
+                bot,
+                me,
+            )))
         }
-        None => Ok(Started::Polling(tokio::spawn(run_polling(app, shutdown)))),
+        None => Ok(Started::Polling(tokio::spawn(run_polling(
+            chat.clone(),
+            tg,
+            shutdown,
+        )))),
     }
 }
 

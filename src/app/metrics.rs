@@ -2,12 +2,13 @@
 //! the known channels and intents exists from start-up at zero, so dashboards and
 //! alerts see them before the first event.
 
+use super::channel::{self, Channel};
+use crate::store::Health;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-pub const CHANNELS: &[&str] = &["http", "wecom", "telegram", "discord"];
 pub const INTENTS: &[&str] = &[
     "recommend",
     "feasibility",
@@ -23,7 +24,7 @@ const BUCKETS: &[f64] = &[0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.
 
 #[derive(Default)]
 pub struct Metrics {
-    /// By channel, then intent, in the order of CHANNELS and INTENTS.
+    /// By channel, then intent, in the order of Channel::ALL and INTENTS.
     questions: Vec<AtomicU64>,
     unanswered: BTreeMap<&'static str, AtomicU64>,
     duplicates: BTreeMap<&'static str, AtomicU64>,
@@ -34,32 +35,30 @@ pub struct Metrics {
     http: Mutex<BTreeMap<String, BTreeMap<u16, u64>>>,
     pub reload_failures: AtomicU64,
     pub reloads: AtomicU64,
-    pub store_errors: AtomicU64,
-    /// 1 while the last store call worked.
-    pub store_up: AtomicU64,
+    /// The store's failed calls and whether it is up (kept by `store::Observed`).
+    pub store: Arc<Health>,
 }
 
 impl Metrics {
     pub fn new() -> Metrics {
         let mut m = Metrics::default();
-        for c in CHANNELS {
+        for c in Channel::ALL {
             m.questions
                 .extend(INTENTS.iter().map(|_| AtomicU64::new(0)));
-            m.unanswered.insert(c, AtomicU64::new(0));
-            m.duplicates.insert(c, AtomicU64::new(0));
+            m.unanswered.insert(c.id(), AtomicU64::new(0));
+            m.duplicates.insert(c.id(), AtomicU64::new(0));
         }
         m.buckets = BUCKETS.iter().map(|_| AtomicU64::new(0)).collect();
         m
     }
 
-    pub fn question(&self, channel: &str, intent: &str, seconds: f64) {
-        let c = CHANNELS.iter().position(|c| *c == channel);
-        let i = INTENTS.iter().position(|i| *i == intent);
-        if let (Some(c), Some(i)) = (c, i) {
+    pub fn question(&self, channel: Channel, intent: &str, seconds: f64) {
+        let c = channel::index(channel);
+        if let Some(i) = INTENTS.iter().position(|i| *i == intent) {
             self.questions[c * INTENTS.len() + i].fetch_add(1, Ordering::Relaxed);
         }
         if intent == "unknown" {
-            if let Some(c) = self.unanswered.get(channel) {
+            if let Some(c) = self.unanswered.get(channel.id()) {
                 c.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -73,8 +72,8 @@ impl Metrics {
             .fetch_add((seconds * 1e6) as u64, Ordering::Relaxed);
     }
 
-    pub fn duplicate(&self, channel: &str) {
-        if let Some(c) = self.duplicates.get(channel) {
+    pub fn duplicate(&self, channel: Channel) {
+        if let Some(c) = self.duplicates.get(channel.id()) {
             c.fetch_add(1, Ordering::Relaxed);
         }
     }
@@ -94,9 +93,9 @@ impl Metrics {
         let mut o = String::new();
         let v = |a: &AtomicU64| a.load(Ordering::Relaxed);
         o.push_str("# HELP gpu_advisor_questions_total Questions answered, by channel and intent.\n# TYPE gpu_advisor_questions_total counter\n");
-        let series = CHANNELS
+        let series = Channel::ALL
             .iter()
-            .flat_map(|c| INTENTS.iter().map(move |i| (c, i)));
+            .flat_map(|c| INTENTS.iter().map(move |i| (c.id(), i)));
         for ((c, i), n) in series.zip(&self.questions) {
             let _ = writeln!(
                 o,
@@ -159,10 +158,10 @@ impl Metrics {
         let _ = writeln!(
             o,
             "gpu_advisor_store_errors_total {}",
-            v(&self.store_errors)
+            v(&self.store.errors)
         );
         o.push_str("# HELP gpu_advisor_store_up 1 while the last store call worked.\n# TYPE gpu_advisor_store_up gauge\n");
-        let _ = writeln!(o, "gpu_advisor_store_up {}", v(&self.store_up));
+        let _ = writeln!(o, "gpu_advisor_store_up {}", v(&self.store.up));
         o
     }
 }
@@ -175,7 +174,7 @@ mod tests {
     fn every_series_exists_from_start() {
         let m = Metrics::new();
         let text = m.render();
-        for c in CHANNELS {
+        for c in Channel::ALL.map(Channel::id) {
             assert!(text.contains(&format!(
                 "gpu_advisor_unanswered_total{{channel=\"{c}\"}} 0"
             )));
@@ -183,7 +182,7 @@ mod tests {
                 "gpu_advisor_questions_total{{channel=\"{c}\",intent=\"recommend\"}} 0"
             )));
         }
-        m.question("wecom", "unknown", 0.0002);
+        m.question(Channel::Wecom, "unknown", 0.0002);
         let text = m.render();
         assert!(text.contains("gpu_advisor_unanswered_total{channel=\"wecom\"} 1"));
         assert!(text.contains("gpu_advisor_reply_seconds_bucket{le=\"0.0005\"} 1"));
@@ -194,7 +193,7 @@ mod tests {
     fn histogram_buckets_are_cumulative_and_end_at_the_count() {
         let m = Metrics::new();
         for s in [0.00005, 0.0003, 0.002, 0.002, 7.0] {
-            m.question("http", "recommend", s);
+            m.question(Channel::Http, "recommend", s);
         }
         m.http("/v1/ask", 200);
         m.http("/v1/ask", 200);

@@ -16,8 +16,7 @@
 use crate::advisor::catalog::{Catalog, TopicKind};
 use crate::advisor::reply::Block;
 use crate::advisor::Answer;
-use crate::app::{Chat, Inbound, Outcome, Platform, Silence};
-use crate::http::App;
+use crate::app::{command, Channel, Chat, Command, Inbound, Live, Outcome, Silence};
 use crate::render::{self, DISCORD_MAX_CHARS};
 use axum::body::Bytes;
 use axum::extract::State;
@@ -222,34 +221,47 @@ impl SlashCommand {
             .map_or("", |(_, v)| v.trim())
     }
 
-    /// The command as the text command the chat layer turns into a question
-    /// (`/price a100-40g` → `a100-40g 多少钱`), or None for a command we do not have.
-    pub fn text(&self) -> Option<String> {
+    /// The typed command from the options Discord delivers (no text to parse again),
+    /// or None for a command we do not have.
+    pub fn command(&self) -> Option<Command> {
+        let some = |s: &str| (!s.is_empty()).then(|| s.to_string());
         let one_word = |s: &str| s.split_whitespace().collect::<String>();
-        let t = match self.name.as_str() {
-            "gpu" | "ask" => format!("/gpu {}", self.option("question")),
-            "price" => format!("/price {}", self.option("card")),
-            "faq" => format!("/faq {}", self.option("topic")),
-            "compare" => format!(
-                "/compare {} {}",
-                one_word(self.option("a")),
-                one_word(self.option("b"))
+        Some(match self.name.as_str() {
+            "gpu" | "ask" => match self.option("question") {
+                "" => Command::Help,
+                q => Command::Ask(q.to_string()),
+            },
+            "price" => Command::Price(some(self.option("card"))),
+            "faq" => Command::Faq(some(self.option("topic"))),
+            "compare" => Command::Compare(
+                [self.option("a"), self.option("b")]
+                    .into_iter()
+                    .map(one_word)
+                    .filter(|w| !w.is_empty())
+                    .collect(),
             ),
-            "help" => "/help".to_string(),
-            "auto" => format!("/auto {}", self.option("enabled")),
+            "help" => Command::Help,
+            "auto" => Command::Auto(command::on_off(self.option("enabled"))),
             _ => return None,
-        };
-        Some(t.trim_end().to_string())
+        })
     }
 
     /// The neutral inbound message: a slash command always addresses the bot.
     pub fn inbound(&self) -> Option<Inbound> {
+        let command = self.command()?;
         Some(Inbound {
-            platform: Platform::Discord,
+            channel: Channel::Discord,
             chat: self.chat.clone(),
             user: self.user.clone(),
             message_id: self.interaction_id.clone(),
-            text: self.text()?,
+            // The question as the user wrote it, for the logs; the typed command decides.
+            text: self
+                .options
+                .iter()
+                .map(|(_, v)| v.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            command: Some(command),
             group: self.guild,
             mentions_bot: true,
             replies_to_bot: false,
@@ -459,9 +471,9 @@ pub async fn answer_command(
         ));
     };
     let msg = match chat.handle(&inbound).await {
-        Outcome::Answer(a) => interaction_message(&a, console_url),
+        Outcome::Answer(a) => interaction_message(&a.answer, console_url),
         Outcome::Notice(n) => ephemeral(&n),
-        Outcome::Silent(Silence::RateLimited) => {
+        Outcome::Silent(Silence::RateLimited) | Outcome::Limited { .. } => {
             ephemeral("That is a lot of questions at once: please wait a minute and ask again.")
         }
         Outcome::Silent(Silence::Duplicate) => ephemeral("Already answered."),
@@ -474,7 +486,8 @@ pub async fn answer_command(
 // Mode A: the interactions endpoint
 
 struct Endpoint {
-    app: Arc<App>,
+    chat: Chat,
+    console_url: String,
     verifier: Verifier,
 }
 
@@ -484,30 +497,30 @@ fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
     h.get(name).and_then(|v| v.to_str().ok())
 }
 
+/// A JSON error `{"error": {"code", "message"}}`, as every route of the server answers.
+fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+    let body = serde_json::json!({"error": {"code": code, "message": message.into()}});
+    (status, Json(body)).into_response()
+}
+
 async fn interactions(
     State(ep): State<Arc<Endpoint>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let resp = interaction_response(&ep, &headers, &body).await;
-    ep.app.metrics.http(ROUTE, resp.status().as_u16());
-    resp
-}
-
-async fn interaction_response(ep: &Endpoint, headers: &HeaderMap, body: &[u8]) -> Response {
     let checked = ep.verifier.verify(
-        header(headers, "x-signature-ed25519"),
-        header(headers, "x-signature-timestamp"),
-        body,
+        header(&headers, "x-signature-ed25519"),
+        header(&headers, "x-signature-timestamp"),
+        &body,
         unix_now(),
     );
     if let Err(why) = checked {
-        return crate::http::error(StatusCode::UNAUTHORIZED, "unauthorized", why);
+        return error(StatusCode::UNAUTHORIZED, "unauthorized", why);
     }
-    let v: serde_json::Value = match serde_json::from_slice(body) {
+    let v: serde_json::Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => {
-            return crate::http::error(
+            return error(
                 StatusCode::BAD_REQUEST,
                 "bad_json",
                 format!(
@@ -522,16 +535,16 @@ async fn interaction_response(ep: &Endpoint, headers: &HeaderMap, body: &[u8]) -
         Some(1) => Json(serde_json::json!({"type": 1})).into_response(),
         Some(2) => {
             let Some(cmd) = SlashCommand::from_json(&v) else {
-                return crate::http::error(
+                return error(
                     StatusCode::BAD_REQUEST,
                     "bad_interaction",
                     "an application command needs data.name",
                 );
             };
-            let r = answer_command(&ep.app.chat, &cmd, &ep.app.settings.console_url).await;
+            let r = answer_command(&ep.chat, &cmd, &ep.console_url).await;
             Json(r).into_response()
         }
-        _ => crate::http::error(
+        _ => error(
             StatusCode::BAD_REQUEST,
             "bad_interaction",
             "unsupported interaction type",
@@ -540,9 +553,17 @@ async fn interaction_response(ep: &Endpoint, headers: &HeaderMap, body: &[u8]) -
 }
 
 /// The router with `POST /discord/interactions`, to merge into the app's router.
-pub fn interactions_routes(app: Arc<App>, public_key_hex: &str) -> Result<Router, String> {
+pub fn interactions_routes(
+    chat: &Chat,
+    console_url: &str,
+    public_key_hex: &str,
+) -> Result<Router, String> {
     let verifier = Verifier::new(public_key_hex)?;
-    let ep = Arc::new(Endpoint { app, verifier });
+    let ep = Arc::new(Endpoint {
+        chat: chat.clone(),
+        console_url: console_url.to_string(),
+        verifier,
+    });
     Ok(Router::new()
         .route(ROUTE, post(interactions))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -574,7 +595,7 @@ pub fn inbound_from_message(msg: &Message, bot: UserId) -> Option<Inbound> {
         .as_ref()
         .is_some_and(|r| r.author.id == bot);
     Some(Inbound {
-        platform: Platform::Discord,
+        channel: Channel::Discord,
         chat: msg.channel_id.to_string(),
         user: msg.author.id.to_string(),
         message_id: msg.id.to_string(),
@@ -585,6 +606,7 @@ pub fn inbound_from_message(msg: &Message, bot: UserId) -> Option<Inbound> {
         // Settings change through the `/auto` slash command, whose member permissions
         // Discord supplies.
         admin: false,
+        command: None,
     })
 }
 
@@ -628,7 +650,8 @@ pub async fn send_text(
 
 /// The gateway event handler.
 pub struct Handler {
-    app: Arc<App>,
+    chat: Chat,
+    console_url: String,
     /// The bot's id and its chat layer (with its name), known from `ready`.
     me: OnceLock<(UserId, Arc<Chat>)>,
     commands: Arc<CommandSync>,
@@ -664,7 +687,7 @@ impl CommandSync {
     pub fn follow(
         self: Arc<Self>,
         http: Arc<Http>,
-        live: &Arc<crate::live::Live>,
+        live: &Arc<Live>,
     ) -> impl Future<Output = ()> + Send + 'static {
         let mut changes = live.changes();
         changes.mark_unchanged();
@@ -683,9 +706,10 @@ impl CommandSync {
 }
 
 impl Handler {
-    pub fn new(app: Arc<App>) -> Handler {
+    pub fn new(chat: &Chat, console_url: &str) -> Handler {
         Handler {
-            app,
+            chat: chat.clone(),
+            console_url: console_url.to_string(),
             me: OnceLock::new(),
             commands: Arc::default(),
             following: Default::default(),
@@ -693,14 +717,7 @@ impl Handler {
     }
 
     fn chat_for(&self, name: &str) -> Arc<Chat> {
-        let c = &self.app.chat;
-        Arc::new(Chat {
-            advisor: Arc::clone(&c.advisor),
-            store: Arc::clone(&c.store),
-            metrics: Arc::clone(&c.metrics),
-            limits: c.limits,
-            bot_name: name.to_lowercase(),
-        })
+        Arc::new(self.chat.named(name))
     }
 
     async fn me(&self, http: &Http) -> Option<(UserId, Arc<Chat>)> {
@@ -729,7 +746,7 @@ impl EventHandler for Handler {
             .set((ready.user.id, self.chat_for(&ready.user.name)));
         ctx.http.set_application_id(ready.application.id);
         tracing::info!(bot = %ready.user.name, guilds = ready.guilds.len(), "discord gateway ready");
-        let advisor = self.app.advisor.get();
+        let advisor = self.chat.advisor.get();
         if let Err(e) = self.commands.sync(&ctx.http, &advisor.catalog).await {
             tracing::warn!(error = %e, "discord: registering commands failed");
         }
@@ -738,7 +755,7 @@ impl EventHandler for Handler {
             .swap(true, std::sync::atomic::Ordering::Relaxed)
         {
             let follow =
-                Arc::clone(&self.commands).follow(Arc::clone(&ctx.http), &self.app.advisor);
+                Arc::clone(&self.commands).follow(Arc::clone(&ctx.http), &self.chat.advisor);
             tokio::spawn(follow);
         }
     }
@@ -754,9 +771,9 @@ impl EventHandler for Handler {
             return;
         };
         let sent = match chat.handle(&inbound).await {
-            Outcome::Answer(a) => send_reply(&ctx.http, msg.channel_id, msg.id, &a).await,
+            Outcome::Answer(a) => send_reply(&ctx.http, msg.channel_id, msg.id, &a.answer).await,
             Outcome::Notice(n) => send_text(&ctx.http, msg.channel_id, msg.id, &n).await,
-            Outcome::Silent(_) => Ok(()),
+            Outcome::Silent(_) | Outcome::Limited { .. } => Ok(()),
         };
         if let Err(e) = sent {
             tracing::warn!(error = %e, "discord: sending the reply failed");
@@ -769,10 +786,10 @@ impl EventHandler for Handler {
         };
         let chat = match self.me(&ctx.http).await {
             Some((_, chat)) => chat,
-            None => Arc::clone(&self.app.chat),
+            None => Arc::new(self.chat.clone()),
         };
         let cmd = SlashCommand::from_interaction(&ci);
-        let r = answer_command(&chat, &cmd, &self.app.settings.console_url).await;
+        let r = answer_command(&chat, &cmd, &self.console_url).await;
         if let Err(e) = ci.create_response(&ctx.http, r).await {
             tracing::warn!(error = %e, "discord: answering the interaction failed");
         }
@@ -802,14 +819,14 @@ pub fn intents() -> GatewayIntents {
 
 /// Connects to the gateway and answers until `shutdown` resolves.
 pub async fn run_gateway(
-    app: Arc<App>,
+    handler: Handler,
     token: String,
     api_url: Option<String>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), String> {
     let http = http_client(&token, api_url.as_deref());
     let mut client = serenity::all::ClientBuilder::new_with_http(http, intents())
-        .event_handler(Handler::new(app))
+        .event_handler(handler)
         .await
         .map_err(|e| format!("discord client: {e}"))?;
     let shards = Arc::clone(&client.shard_manager);
@@ -825,20 +842,21 @@ pub async fn run_gateway(
 /// Starts what the settings ask for: returns the interactions router when
 /// `DISCORD_PUBLIC_KEY` is set, and spawns the gateway when `DISCORD_TOKEN` is.
 pub async fn start(
-    app: Arc<App>,
+    chat: &Chat,
+    d: &crate::config::Discord,
+    console_url: &str,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<Option<Router>, String> {
-    let Some(d) = app.settings.discord.clone() else {
-        return Ok(None);
-    };
     let router = match &d.public_key {
-        Some(k) => Some(interactions_routes(Arc::clone(&app), k)?),
+        Some(k) => Some(interactions_routes(chat, console_url, k)?),
         None => None,
     };
-    if let Some(token) = d.token {
+    if let Some(token) = &d.token {
         let token = token.expose().to_string();
+        let handler = Handler::new(chat, console_url);
+        let api_url = d.api_url.clone();
         tokio::spawn(async move {
-            if let Err(e) = run_gateway(app, token, d.api_url, shutdown).await {
+            if let Err(e) = run_gateway(handler, token, api_url, shutdown).await {
                 tracing::error!(error = %e, "discord gateway stopped");
             }
         });

@@ -1,0 +1,90 @@
+//! The commands other than `serve`: `ask` (the reply, its JSON, a JSONL conversation),
+//! `check`, `eval` and `report`.
+
+pub mod eval;
+
+use gpu_advisor::advisor::{Advisor, State};
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+pub fn ask(advisor: &Advisor, json: bool, jsonl: bool, question: &str) -> ExitCode {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if jsonl {
+        let mut state = State::default();
+        let stdin = std::io::stdin();
+        let mut buf = Vec::new();
+        let mut input = stdin.lock();
+        loop {
+            buf.clear();
+            match input.read_until(b'\n', &mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    eprintln!("error: reading stdin: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+            let line = String::from_utf8_lossy(&buf);
+            let line = line.trim_end_matches(['\n', '\r']);
+            let (answer, next) = advisor.answer(line, &state);
+            state = next;
+            let s = serde_json::to_string(&answer).expect("answers serialise");
+            if writeln!(out, "{s}").is_err() {
+                return ExitCode::FAILURE;
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
+    let (answer, _) = advisor.answer(question, &State::default());
+    let text = if json {
+        serde_json::to_string(&answer).expect("answers serialise")
+    } else {
+        answer.reply
+    };
+    if writeln!(out, "{text}").is_err() {
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+pub fn check(catalog: &Path, intents: &Path, advisor: &Advisor) -> ExitCode {
+    let c = &advisor.catalog;
+    println!(
+        "ok: {} GPUs, {} offers, {} models, {} topics; {} intent entries (catalog {}, intents {})",
+        c.gpus.len(),
+        c.offers.len(),
+        c.models.len(),
+        c.topics.len(),
+        advisor.parser.lexicon().len(),
+        if catalog.is_dir() {
+            catalog.display().to_string()
+        } else {
+            "embedded".into()
+        },
+        if intents.is_dir() {
+            intents.display().to_string()
+        } else {
+            "embedded".into()
+        },
+    );
+    ExitCode::SUCCESS
+}
+
+pub fn report(file: &Path, top: usize) -> ExitCode {
+    match std::fs::read_to_string(file) {
+        Ok(text) => {
+            let list = gpu_advisor::app::misses::summarise(&text);
+            println!("{} distinct unanswered questions", list.len());
+            for (q, n) in list.into_iter().take(top) {
+                println!("{n:6}  {q}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {}: {e}", file.display());
+            ExitCode::FAILURE
+        }
+    }
+}
