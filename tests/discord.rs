@@ -658,3 +658,29 @@ async fn start_serves_the_endpoint_only_when_configured() {
     .await
     .expect("timeout");
 }
+
+#[tokio::test]
+async fn a_gateway_question_the_bot_cannot_answer_reaches_the_misses_log_and_the_report() {
+    let dir = crate::support::temp_dir("discord-misses");
+    let log = dir.join("unanswered.jsonl");
+    let settings = Settings {
+        unanswered_log: Some(log.to_string_lossy().into_owned()),
+        ..Settings::default()
+    };
+    let chat = Services::build(advisor(), settings).expect("services").chat;
+    let bot = UserId::new(BOT_ID);
+    let m = message(message_json(
+        11,
+        &format!("<@{BOT_ID}> 明天公司团建去哪"),
+        true,
+        &[user(BOT_ID, "GpuBot", true)],
+    ));
+    let inbound = discord::inbound_from_message(&m, bot).expect("inbound");
+    assert!(matches!(chat.handle(&inbound).await, Outcome::Answer(_)));
+    let report = crate::support::report(&log);
+    assert!(report.contains("明天公司团建去哪"), "{report}");
+    assert!(std::fs::read_to_string(&log)
+        .unwrap()
+        .contains("\"channel\":\"discord\""));
+    let _ = std::fs::remove_dir_all(&dir);
+}

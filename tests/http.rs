@@ -518,3 +518,39 @@ fn long_wecom_replies_continue_through_the_robot() {
     assert!(rest.len() <= gpu_advisor::wecom::robot::ROBOT_MAX_BYTES);
     assert!(total.contains(rest.lines().next().expect("a line")));
 }
+
+#[test]
+fn a_wecom_user_who_floods_gets_one_notice_like_every_chat_user() {
+    let s = start(wecom_settings(None));
+    let c = WecomCrypto::new(TOKEN, AES_KEY, CORP_ID).expect("crypto");
+    let mut replies = Vec::new();
+    for i in 0..12 {
+        let enc = c.encrypt_with_random(
+            &text_message("flooder", "T4 多少钱", &format!("9{i:03}")),
+            [3; 16],
+        );
+        let sig = c.signature("1700000001", "43", &enc);
+        let body = post_wecom(&s, &sig, "1700000001", "43", envelope(&enc))
+            .text()
+            .expect("body");
+        replies.push(if body == "success" {
+            body
+        } else {
+            open_reply(&c, &body)
+        });
+    }
+    // The chat layer's per-user limit (10 a minute): ten answers, one notice, silence.
+    assert!(
+        replies[..10].iter().all(|r| r.contains("T4")),
+        "{replies:#?}"
+    );
+    assert!(replies[10].contains("消息有点多"), "{}", replies[10]);
+    assert_eq!(replies[11], "success");
+    // Another user is not held up.
+    let enc = c.encrypt_with_random(&text_message("other", "T4 多少钱", "9999"), [3; 16]);
+    let sig = c.signature("1700000001", "43", &enc);
+    let body = post_wecom(&s, &sig, "1700000001", "43", envelope(&enc))
+        .text()
+        .expect("body");
+    assert!(open_reply(&c, &body).contains("T4"));
+}

@@ -34,7 +34,7 @@ struct Fake {
     actions: Mutex<Vec<Value>>,
     methods: Mutex<Vec<String>>,
     webhooks: Mutex<Vec<String>>,
-    /// How many getMe calls still get a 500.
+    /// How many getMe calls still fail (an error page instead of JSON).
     fail_get_me: AtomicUsize,
     /// How many getUpdates calls still fail: 500 and 429 (retry_after 1) in turn.
     fail_updates: AtomicUsize,
@@ -110,7 +110,11 @@ async fn method(
         )
     };
     match name.as_str() {
-        "getme" if take_one(&st.fail_get_me).is_some() => server_error(),
+        // A proxy's error page instead of the Bot API's JSON: a failure teloxide reports
+        // at once (a 5xx would cost 10 s of teloxide's own wait, as getUpdates' does).
+        "getme" if take_one(&st.fail_get_me).is_some() => {
+            (StatusCode::OK, "<html>upstream connect error</html>").into_response()
+        }
         // `left` counts down: 429 first, then 500.
         "getupdates" => match take_one(&st.fail_updates) {
             Some(left) if left % 2 == 0 => api_error(
@@ -215,6 +219,10 @@ async fn fake() -> (String, Arc<Fake>) {
 }
 
 fn app(api_url: &str, webhook: Option<(&str, Option<&str>)>) -> Services {
+    app_with(api_url, webhook, Settings::default())
+}
+
+fn app_with(api_url: &str, webhook: Option<(&str, Option<&str>)>, base: Settings) -> Services {
     let settings = Settings {
         telegram: Some(Telegram {
             token: Secret::new(TOKEN),
@@ -222,7 +230,7 @@ fn app(api_url: &str, webhook: Option<(&str, Option<&str>)>) -> Services {
             webhook_url: webhook.map(|(u, _)| u.to_string()),
             webhook_secret: webhook.and_then(|(_, s)| s).map(Secret::new),
         }),
-        ..Settings::default()
+        ..base
     };
     Services::build(gpu_advisor::data::embedded(), settings).unwrap()
 }
@@ -652,9 +660,9 @@ async fn webhook_checks_the_secret_and_answers_a_retried_update_once() {
 async fn an_api_outage_delays_updates_but_loses_and_repeats_none() {
     let (url, st) = fake().await;
     let app = app(&url, None);
-    // getMe fails at start-up, getUpdates fails with 429 and then 500, and one
-    // sendMessage gets flood control. (teloxide itself waits 10 s after any 5xx before
-    // it reports the error, so each 500 here costs 10 s.)
+    // getMe fails at start-up (an error page), getUpdates fails with 429 and then 500,
+    // and one sendMessage gets flood control. (teloxide itself waits 10 s after any 5xx
+    // before it reports the error, so the 500 here costs 10 s.)
     st.fail_get_me.store(1, Ordering::SeqCst);
     st.fail_updates.store(2, Ordering::SeqCst);
     st.fail_sends.store(1, Ordering::SeqCst);
@@ -782,4 +790,31 @@ fn inbound_reads_mentions_replies_and_captions() {
         telegram::inbound(&parse(v), "gpu_advisor_bot", me).is_none(),
         "bots are not asked"
     );
+}
+
+#[tokio::test]
+async fn a_question_the_bot_cannot_answer_reaches_the_misses_log_and_the_report() {
+    let (url, st) = fake().await;
+    let dir = crate::support::temp_dir("telegram-misses");
+    let log = dir.join("unanswered.jsonl");
+    let settings = Settings {
+        unanswered_log: Some(log.to_string_lossy().into_owned()),
+        ..Settings::default()
+    };
+    let app = app_with(&url, None, settings);
+    st.updates.lock().unwrap().extend([
+        update(950, 95, 555, 555, "明天公司团建去哪"),
+        update(951, 96, 555, 555, "4090 能跑 70B 吗"),
+    ]);
+    poll_through(&app, &st, 951).await;
+    assert_eq!(sent(&st).len(), 2, "both are answered");
+    let report = crate::support::report(&log);
+    assert!(
+        report.starts_with("1 distinct unanswered questions"),
+        "{report}"
+    );
+    assert!(report.contains("明天公司团建去哪"), "{report}");
+    let line = std::fs::read_to_string(&log).unwrap();
+    assert!(line.contains("\"channel\":\"telegram\""), "{line}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -24,3 +24,22 @@ pub async fn listener() -> (tokio::net::TcpListener, String) {
 
 #[allow(dead_code)]
 pub mod wecom_vectors;
+
+/// A fresh empty directory under the system's temp dir, for one test.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpu-advisor-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// `gpu-advisor report FILE`: what the sales team reads of the misses log.
+pub fn report(file: &std::path::Path) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpu-advisor"))
+        .arg("report")
+        .arg(file)
+        .output()
+        .expect("gpu-advisor report runs");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).expect("utf-8")
+}
