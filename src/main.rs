@@ -3,8 +3,7 @@
 
 use clap::{Parser, Subcommand};
 use gpu_advisor::advisor::Advisor;
-use gpu_advisor::config::{LogFormat, Settings};
-use gpu_advisor::server::{self, DataDirs, Services};
+use gpu_advisor::server::DataDirs;
 use gpu_advisor::{data, discord};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -103,65 +102,18 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Eval { file } => cli::eval::run(&advisor, file),
-        Command::Serve => serve(advisor, &cli),
+        Command::Serve => {
+            let dirs = DataDirs {
+                catalog: cli.catalog.clone(),
+                intents: cli.intents.clone(),
+            };
+            cli::serve(
+                advisor,
+                cli.config.as_deref(),
+                cli.log_format.as_deref(),
+                dirs,
+            )
+        }
         Command::Report { file, top } => cli::report(file, *top),
-    }
-}
-
-fn serve(advisor: Advisor, cli: &Cli) -> ExitCode {
-    let log_format = cli.log_format.as_deref();
-    let file = match cli
-        .config
-        .as_deref()
-        .map(std::fs::read_to_string)
-        .transpose()
-    {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("error: --config: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let env = |k: &str| match (k, log_format) {
-        ("GPU_ADVISOR_LOG_FORMAT", Some(f)) => Some(f.to_string()),
-        _ => std::env::var(k).ok(),
-    };
-    let settings = match Settings::load(file.as_deref(), &env) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    match settings.log_format {
-        LogFormat::Json => tracing_subscriber::fmt().json().with_target(false).init(),
-        LogFormat::Text => tracing_subscriber::fmt()
-            .with_target(false)
-            // Colour codes only on a terminal, not in log files.
-            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
-            .init(),
-    }
-    let rt = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: starting the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let dirs = DataDirs {
-        catalog: cli.catalog.clone(),
-        intents: cli.intents.clone(),
-    };
-    let result = rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(&settings.listen).await?;
-        let services = Services::build(advisor, settings).map_err(std::io::Error::other)?;
-        server::run(listener, services, dirs).await
-    });
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
     }
 }

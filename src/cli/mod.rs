@@ -1,9 +1,11 @@
-//! The commands other than `serve`: `ask` (the reply, its JSON, a JSONL conversation),
-//! `check`, `eval` and `report`.
+//! The commands: `ask` (the reply, its JSON, a JSONL conversation), `check`, `eval`,
+//! `report`, and `serve`'s settings and logs before `server::run` takes over.
 
 pub mod eval;
 
 use gpu_advisor::advisor::{Advisor, State};
+use gpu_advisor::config::{LogFormat, Settings};
+use gpu_advisor::server::{self, DataDirs, Services};
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -84,6 +86,61 @@ pub fn report(file: &Path, top: usize) -> ExitCode {
         }
         Err(e) => {
             eprintln!("error: {}: {e}", file.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `serve`: the settings (defaults → `--config` file → environment), the logs, then
+/// the server until shutdown.
+pub fn serve(
+    advisor: Advisor,
+    config: Option<&Path>,
+    log_format: Option<&str>,
+    dirs: DataDirs,
+) -> ExitCode {
+    let file = match config.map(std::fs::read_to_string).transpose() {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: --config: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let env = |k: &str| match (k, log_format) {
+        ("GPU_ADVISOR_LOG_FORMAT", Some(f)) => Some(f.to_string()),
+        _ => std::env::var(k).ok(),
+    };
+    let settings = match Settings::load(file.as_deref(), &env) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match settings.log_format {
+        LogFormat::Json => tracing_subscriber::fmt().json().with_target(false).init(),
+        LogFormat::Text => tracing_subscriber::fmt()
+            .with_target(false)
+            // Colour codes only on a terminal, not in log files.
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+            .init(),
+    }
+    let rt = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: starting the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&settings.listen).await?;
+        let services = Services::build(advisor, settings).map_err(std::io::Error::other)?;
+        server::run(listener, services, dirs).await
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
             ExitCode::FAILURE
         }
     }
