@@ -6,7 +6,7 @@
 use gpu_advisor::advisor::State;
 use gpu_advisor::app::{Channel, Chat, Inbound, Limits, Live, Metrics, Misses, Outcome, Silence};
 use gpu_advisor::data;
-use gpu_advisor::store::{MemoryStore, Observed, RedisStore, Store};
+use gpu_advisor::store::{Clock, ManualClock, MemoryStore, Observed, RedisStore, Store};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -83,8 +83,24 @@ fn rt() -> tokio::runtime::Runtime {
         .expect("runtime")
 }
 
+/// How the contract lets time pass: the memory backend reads a clock the test moves;
+/// Redis expires keys by its own clock, so its run waits.
+enum Time {
+    Manual(Arc<ManualClock>),
+    Real,
+}
+
+impl Time {
+    async fn pass(&self, d: Duration) {
+        match self {
+            Time::Manual(c) => c.advance(d),
+            Time::Real => tokio::time::sleep(d).await,
+        }
+    }
+}
+
 /// The contract every backend meets.
-async fn contract(store: &dyn Store, tag: &str) {
+async fn contract(store: &dyn Store, tag: &str, time: Time) {
     let k = |s: &str| format!("{tag}:{s}");
     assert_eq!(store.load(&k("none")).await.expect("load"), None);
     let state = State {
@@ -100,7 +116,7 @@ async fn contract(store: &dyn Store, tag: &str) {
         .save(&k("short"), &State::default(), Duration::from_millis(50))
         .await
         .expect("save");
-    tokio::time::sleep(Duration::from_millis(120)).await;
+    time.pass(Duration::from_millis(120)).await;
     assert_eq!(
         store.load(&k("short")).await.expect("load"),
         None,
@@ -136,7 +152,7 @@ async fn contract(store: &dyn Store, tag: &str) {
             .expect("hit"),
         1
     );
-    tokio::time::sleep(Duration::from_millis(120)).await;
+    time.pass(Duration::from_millis(120)).await;
     assert_eq!(
         store
             .hit(&k("w"), Duration::from_millis(50))
@@ -162,13 +178,15 @@ async fn contract(store: &dyn Store, tag: &str) {
         store.reply(&k("r")).await.expect("reply").as_deref(),
         Some("<xml>…</xml>")
     );
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    time.pass(Duration::from_millis(400)).await;
     assert_eq!(store.reply(&k("r")).await.expect("reply"), None);
 }
 
 #[test]
 fn memory_store_meets_the_contract() {
-    rt().block_on(contract(&MemoryStore::new(1000), "mem"));
+    let clock = ManualClock::new();
+    let store = MemoryStore::with_clock(1000, Clock::Manual(Arc::clone(&clock)));
+    rt().block_on(contract(&store, "mem", Time::Manual(clock)));
 }
 
 #[test]
@@ -192,7 +210,7 @@ fn memory_store_is_bounded() {
 fn redis_store_meets_the_contract() {
     let Some(server) = redis_server() else { return };
     let store = RedisStore::new(&server.url).expect("url");
-    rt().block_on(contract(&store, "redis"));
+    rt().block_on(contract(&store, "redis", Time::Real));
 }
 
 #[test]
