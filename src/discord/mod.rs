@@ -11,7 +11,10 @@
 //!
 //! Both go through the neutral layer (`Chat::handle`); this file only translates payloads
 //! and renders replies (markdown split at 2000 characters, an embed with the memory bill
-//! and the price). `DISCORD_API_URL` points the REST client at another base URL (tests).
+//! and the price). Slash commands become the typed `app::Command` from their options, not
+//! text to parse again. It must not decide whether or what to answer: addressing, dedupe,
+//! limits and the answer are the app layer's. `DISCORD_API_URL` points the REST client at
+//! another base URL (tests).
 
 use crate::advisor::catalog::{Catalog, TopicKind};
 use crate::advisor::reply::Block;

@@ -11,7 +11,7 @@
 //! Duplicate deliveries (a webhook retry, an update served again) are caught by the app
 //! layer's dedupe on (platform, chat id, message id): a message id is unique in its chat.
 //! Every call to the Bot API goes through `send_with_retry` (flood control and transient
-//! failures).
+//! failures). It must not decide whether or what to answer: that is `app::Chat`'s.
 
 use crate::app::{command, Channel, Chat, Command, Inbound, Outcome, Parsed};
 use crate::config;
