@@ -5,7 +5,7 @@
 
 use crate::advisor::Advisor;
 use crate::app::reload::Reloader;
-use crate::app::{Chat, Limits, Live, Metrics, Misses};
+use crate::app::{Chat, Limits, Live, Metrics, Misses, Readiness};
 use crate::config::Settings;
 use crate::http::observe::{observe, Observer};
 use crate::http::{self, Api, MAX_BODY_BYTES};
@@ -34,6 +34,8 @@ pub struct Services {
     pub chat: Chat,
     /// The WeCom callback, when WeCom is configured.
     pub wecom: Option<Arc<wecom::callback::Callback>>,
+    /// What `/readyz` waits for.
+    pub readiness: Arc<Readiness>,
 }
 
 impl Services {
@@ -83,6 +85,7 @@ impl Services {
             settings: Arc::new(settings),
             chat,
             wecom,
+            readiness: Arc::default(),
         })
     }
 
@@ -91,6 +94,7 @@ impl Services {
         let api = Arc::new(Api {
             chat: self.chat.clone(),
             settings: Arc::clone(&self.settings),
+            readiness: Arc::clone(&self.readiness),
         });
         let mut router = http::routes(api);
         if let Some(cb) = &self.wecom {

@@ -80,6 +80,11 @@ fn now() -> i64 {
 fn health_metrics_console_and_errors() {
     let s = start(Settings::default());
     assert_eq!(s.get("/healthz").text().expect("body"), "ok");
+    assert_eq!(
+        s.get("/readyz").text().expect("body"),
+        "ready",
+        "no chat adapter configured: ready at once"
+    );
     let m = s.get("/metrics").text().expect("body");
     for name in [
         "gpu_advisor_questions_total{channel=\"telegram\",intent=\"recommend\"} 0",

@@ -12,6 +12,7 @@ pub mod live;
 pub mod metrics;
 pub mod misses;
 pub mod ratelimit;
+pub mod ready;
 pub mod reload;
 
 pub use channel::Channel;
@@ -19,6 +20,7 @@ pub use command::{Command, Parsed};
 pub use live::{Answered, Live};
 pub use metrics::Metrics;
 pub use misses::Misses;
+pub use ready::{Readiness, Ready};
 
 use crate::advisor::Intent;
 use crate::store::Store;

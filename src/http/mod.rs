@@ -6,7 +6,7 @@
 pub mod auth;
 pub mod observe;
 
-use crate::app::{Channel, Chat, Inbound, Outcome};
+use crate::app::{Channel, Chat, Inbound, Outcome, Readiness};
 use crate::config::Settings;
 use axum::extract::{ConnectInfo, Request, State as AxState};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -21,10 +21,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// Request bodies over this size get 413.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// What the routes need: the chat layer and the settings (credentials).
+/// What the routes need: the chat layer, the settings (credentials), readiness.
 pub struct Api {
     pub chat: Chat,
     pub settings: Arc<Settings>,
+    pub readiness: Arc<Readiness>,
 }
 
 /// Borrowed from the request body where the JSON strings have no escapes.
@@ -231,6 +232,7 @@ pub fn routes(api: Arc<Api>) -> Router {
     Router::new()
         .route("/", get(|| async { Html(CONSOLE) }))
         .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(readyz))
         .route("/metrics", get(metrics_text))
         .route(
             "/openapi.json",
@@ -239,6 +241,21 @@ pub fn routes(api: Arc<Api>) -> Router {
         .route("/v1/ask", axum::routing::post(ask))
         .route("/v1/catalog", get(catalog))
         .with_state(api)
+}
+
+/// `GET /readyz`: 200 `ready` once every registered part is up, else 503 naming the
+/// parts still starting (a load balancer sends no traffic to this replica meanwhile).
+async fn readyz(AxState(app): AxState<Arc<Api>>) -> Response {
+    let pending = app.readiness.pending();
+    if pending.is_empty() {
+        "ready".into_response()
+    } else {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("starting: {}", pending.join(", ")),
+        )
+            .into_response()
+    }
 }
 
 /// The JSON error for a route nobody serves.
