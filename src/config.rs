@@ -60,6 +60,34 @@ pub struct Settings {
     /// Seconds between checks of catalog/ and intents/ for edits; 0 turns file watching
     /// off (SIGHUP still reloads).
     pub reload_poll_secs: u64,
+    /// What one connection may hold of the server, and how many there may be.
+    pub server: ServerLimits,
+}
+
+/// The HTTP server's limits. The defaults keep a 256 MiB pod alive under thousands of
+/// slow or oversized clients (README, "Server limits").
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerLimits {
+    /// A request's headers must arrive within this long; it also ends an idle keep-alive
+    /// connection (the wait for the next request's headers is the same timer).
+    pub header_timeout: std::time::Duration,
+    /// A request's body must arrive within this long.
+    pub body_timeout: std::time::Duration,
+    /// Bytes of a request's head (request line and headers) before 431.
+    pub max_header_bytes: usize,
+    /// Open connections at most; more wait in the listen backlog.
+    pub max_connections: usize,
+}
+
+impl Default for ServerLimits {
+    fn default() -> Self {
+        ServerLimits {
+            header_timeout: std::time::Duration::from_secs(10),
+            body_timeout: std::time::Duration::from_secs(30),
+            max_header_bytes: 16 * 1024,
+            max_connections: 4096,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -101,6 +129,7 @@ impl Default for Settings {
             telegram: None,
             discord: None,
             reload_poll_secs: 2,
+            server: ServerLimits::default(),
         }
     }
 }
@@ -123,6 +152,10 @@ struct FileSettings {
     console_url: Option<String>,
     wecom_passive_max_bytes: Option<usize>,
     reload_poll_secs: Option<u64>,
+    header_timeout_secs: Option<u64>,
+    body_timeout_secs: Option<u64>,
+    max_header_bytes: Option<usize>,
+    max_connections: Option<usize>,
 }
 
 /// Environment variables `Settings::load` reads (also checked against deploy/ files).
@@ -147,7 +180,41 @@ pub const ENV_VARS: &[&str] = &[
     "DISCORD_TOKEN",
     "DISCORD_API_URL",
     "DISCORD_PUBLIC_KEY",
+    "GPU_ADVISOR_HEADER_TIMEOUT_SECS",
+    "GPU_ADVISOR_BODY_TIMEOUT_SECS",
+    "GPU_ADVISOR_MAX_HEADER_BYTES",
+    "GPU_ADVISOR_MAX_CONNECTIONS",
 ];
+
+/// A number from the environment (which wins), else the file, else `default`; it must lie
+/// in `range`.
+fn number<T>(
+    env: Option<String>,
+    name: &str,
+    file: Option<T>,
+    default: T,
+    range: std::ops::RangeInclusive<T>,
+) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
+{
+    let v = match env {
+        Some(v) => v
+            .trim()
+            .parse()
+            .map_err(|_| format!("{name}: not a number: {v:?}"))?,
+        None => file.unwrap_or(default),
+    };
+    if range.contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!(
+            "{name}: {v} is outside {}..={}",
+            range.start(),
+            range.end()
+        ))
+    }
+}
 
 fn split_list(v: &str) -> Vec<Secret> {
     v.split(',')
@@ -245,6 +312,39 @@ impl Settings {
         s.console_url = env("GPU_ADVISOR_CONSOLE_URL")
             .or(f.console_url)
             .unwrap_or_else(|| format!("http://{}/", s.listen));
+        let d = ServerLimits::default();
+        let secs = std::time::Duration::from_secs;
+        s.server = ServerLimits {
+            header_timeout: secs(number(
+                env("GPU_ADVISOR_HEADER_TIMEOUT_SECS"),
+                "GPU_ADVISOR_HEADER_TIMEOUT_SECS",
+                f.header_timeout_secs,
+                d.header_timeout.as_secs(),
+                1..=600,
+            )?),
+            body_timeout: secs(number(
+                env("GPU_ADVISOR_BODY_TIMEOUT_SECS"),
+                "GPU_ADVISOR_BODY_TIMEOUT_SECS",
+                f.body_timeout_secs,
+                d.body_timeout.as_secs(),
+                1..=600,
+            )?),
+            // hyper reads at least 8 KiB; 1 MiB is far above any real client's headers.
+            max_header_bytes: number(
+                env("GPU_ADVISOR_MAX_HEADER_BYTES"),
+                "GPU_ADVISOR_MAX_HEADER_BYTES",
+                f.max_header_bytes,
+                d.max_header_bytes,
+                8192..=1 << 20,
+            )?,
+            max_connections: number(
+                env("GPU_ADVISOR_MAX_CONNECTIONS"),
+                "GPU_ADVISOR_MAX_CONNECTIONS",
+                f.max_connections,
+                d.max_connections,
+                1..=1_000_000,
+            )?,
+        };
         Ok(s)
     }
 

@@ -6,7 +6,7 @@
 use crate::advisor::Advisor;
 use crate::app::reload::Reloader;
 use crate::app::{Chat, Limits, Live, Metrics, Misses, Readiness};
-use crate::config::Settings;
+use crate::config::{ServerLimits, Settings};
 use crate::http::observe::{observe, Observer};
 use crate::http::{self, Api, MAX_BODY_BYTES};
 use crate::store::{MemoryStore, Observed, RedisStore, Store};
@@ -14,11 +14,13 @@ use crate::{discord, telegram, wecom};
 use axum::extract::ConnectInfo;
 use axum::http::{header, StatusCode};
 use axum::{middleware, Router};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::Semaphore;
 
 /// At most this many conversations are kept in memory; the idlest go first.
 pub const MAX_CONVERSATIONS: usize = 100_000;
@@ -118,17 +120,141 @@ impl Services {
     }
 }
 
-/// Serves `router` on `listener` until `shutdown` resolves, then lets in-flight
-/// requests finish.
+/// Serves `router` on `listener` with the default limits until `shutdown` resolves,
+/// then lets in-flight requests finish.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let svc = router.into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, svc)
-        .with_graceful_shutdown(shutdown)
-        .await
+    serve_with(listener, router, &ServerLimits::default(), shutdown).await
+}
+
+/// Serves `router` on `listener` within `limits`: at most `max_connections` open (more
+/// wait in the backlog), headers within `max_header_bytes` (431 beyond) and within
+/// `header_timeout` (which also closes an idle keep-alive connection), bodies within
+/// `body_timeout` (the `read_body` layer). hyper's HTTP/1 connection builder is used
+/// directly because `axum::serve` exposes none of these. On `shutdown`: no new
+/// connections, each open one finishes its request in hand and closes.
+pub async fn serve_with(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    limits: &ServerLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let router = router.layer(middleware::from_fn_with_state(
+        limits.body_timeout,
+        read_body,
+    ));
+    let permits = Arc::new(Semaphore::new(limits.max_connections));
+    let mut conn = hyper::server::conn::http1::Builder::new();
+    conn.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .max_buf_size(limits.max_header_bytes);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    tokio::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            _ = &mut shutdown => break,
+            p = Arc::clone(&permits).acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+        };
+        let (stream, peer) = tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of file descriptors and the like: back off instead of spinning.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        let router = router.clone();
+        let svc =
+            hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
+                req.extensions_mut().insert(ConnectInfo(peer));
+                let mut router = router.clone();
+                async move {
+                    tower_service::Service::call(&mut router, req.map(axum::body::Body::new)).await
+                }
+            });
+        let connection = conn.serve_connection(TokioIo::new(stream), svc);
+        let mut stop = stop_rx.clone();
+        tokio::spawn(async move {
+            tokio::pin!(connection);
+            let stopped = tokio::select! {
+                r = connection.as_mut() => Some(r),
+                _ = stop.wait_for(|s| *s) => None,
+            };
+            let result = match stopped {
+                Some(r) => r,
+                None => {
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(e) = result {
+                tracing::debug!(error = %e, %peer, "connection ended with an error");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    let _ = stop_tx.send(true);
+    // Every connection has ended when every permit is back.
+    let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
+    let _ = permits.acquire_many(all).await;
+    Ok(())
+}
+
+/// Reads a request's whole body within `timeout` and the body limit, before any route
+/// sees it: 408 when it does not arrive in time, 413 when it is too large, 400 when the
+/// client sends less than it announced or the body is otherwise broken.
+async fn read_body(
+    axum::extract::State(timeout): axum::extract::State<Duration>,
+    req: axum::extract::Request,
+    next: middleware::Next,
+) -> axum::response::Response {
+    let (parts, body) = req.into_parts();
+    let limited = http_body_util::Limited::new(body, MAX_BODY_BYTES);
+    let bytes = match tokio::time::timeout(timeout, http_body_util::BodyExt::collect(limited)).await
+    {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(e))
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some() =>
+        {
+            return http::error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                "the body is over 64 KiB",
+            )
+        }
+        Ok(Err(e)) => {
+            return http::error(
+                StatusCode::BAD_REQUEST,
+                "bad_body",
+                format!("the body could not be read: {e}"),
+            )
+        }
+        Err(_) => {
+            return http::error(
+                StatusCode::REQUEST_TIMEOUT,
+                "body_timeout",
+                "the body did not arrive in time",
+            )
+        }
+    };
+    next.run(axum::extract::Request::from_parts(
+        parts,
+        axum::body::Body::from(bytes),
+    ))
+    .await
 }
 
 /// Where the data files live, for reloads.
@@ -205,7 +331,7 @@ pub async fn run(
             Err(e) => return Err(std::io::Error::other(e)),
         }
     }
-    let server = serve(listener, services.router(more), stopped());
+    let server = serve_with(listener, services.router(more), &settings.server, stopped());
     let signalled = stopped();
     let deadline = async move {
         signalled.await;

@@ -80,7 +80,8 @@ fn kubernetes_manifests_parse_and_name_known_variables() {
                 for e in c["env"].as_sequence().into_iter().flatten() {
                     names.push(e["name"].as_str().unwrap_or("").to_string());
                 }
-                assert!(c["readinessProbe"]["httpGet"]["path"] == "/healthz");
+                // Ready only once every configured chat adapter is up.
+                assert!(c["readinessProbe"]["httpGet"]["path"] == "/readyz");
                 assert!(c["livenessProbe"]["httpGet"]["path"] == "/healthz");
             }
             if v["kind"] == "Deployment" {
@@ -91,7 +92,28 @@ fn kubernetes_manifests_parse_and_name_known_variables() {
     for k in ["Deployment", "Service", "HorizontalPodAutoscaler", "Secret"] {
         assert!(kinds.iter().any(|x| x == k), "{k} missing: {kinds:?}");
     }
+    assert!(
+        names.iter().any(|n| n == "GPU_ADVISOR_MAX_CONNECTIONS"),
+        "the pod states its connection limit"
+    );
     assert!(check(names, "k8s/") >= 5);
+}
+
+#[test]
+fn systemd_file_limit_covers_the_connection_limit() {
+    let unit = read("systemd/gpu-advisor.service");
+    let value = |key: &str| -> u64 {
+        unit.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{key} in the unit"))
+    };
+    let files = value("LimitNOFILE=");
+    let conns = value("Environment=GPU_ADVISOR_MAX_CONNECTIONS=");
+    assert!(
+        files >= conns + 256,
+        "LimitNOFILE={files} for {conns} connections"
+    );
 }
 
 #[test]

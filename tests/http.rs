@@ -559,3 +559,137 @@ fn a_wecom_user_who_floods_gets_one_notice_like_every_chat_user() {
         .expect("body");
     assert!(open_reply(&c, &body).contains("T4"));
 }
+
+/// A server on the embedded data with `limits`, its address, on its own runtime.
+fn start_limited(limits: gpu_advisor::config::ServerLimits) -> (tokio::runtime::Runtime, String) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let services = Services::build(data::embedded(), Settings::default()).expect("services");
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr").to_string();
+    rt.spawn(async move {
+        server::serve_with(
+            listener,
+            services.router(Vec::new()),
+            &limits,
+            std::future::pending(),
+        )
+        .await
+    });
+    (rt, addr)
+}
+
+/// Writes `parts` with `pause` between them, then reads until the server closes or
+/// `wait` passes: what came back, and whether the server closed the connection.
+fn raw(addr: &str, parts: &[&[u8]], pause: Duration, wait: Duration) -> (String, bool) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(wait)).expect("timeout");
+    for p in parts {
+        if s.write_all(p).is_err() {
+            break; // the server closed on us: read what it said
+        }
+        std::thread::sleep(pause);
+    }
+    let mut got = Vec::new();
+    let closed = match s.read_to_end(&mut got) {
+        Ok(_) => true,
+        Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+    };
+    (String::from_utf8_lossy(&got).into_owned(), closed)
+}
+
+#[test]
+fn oversized_slow_and_truncated_requests_are_cut_with_a_clear_status() {
+    let limits = gpu_advisor::config::ServerLimits {
+        header_timeout: Duration::from_secs(1),
+        body_timeout: Duration::from_secs(1),
+        max_header_bytes: 16 * 1024,
+        max_connections: 64,
+    };
+    let (_rt, addr) = start_limited(limits);
+    let long = Duration::from_secs(5);
+    // Headers over the limit: 431, closed.
+    let big = format!(
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n",
+        "a".repeat(64 * 1024)
+    );
+    let (got, closed) = raw(&addr, &[big.as_bytes()], Duration::ZERO, long);
+    assert!(got.starts_with("HTTP/1.1 431"), "{got}");
+    assert!(closed);
+    // Headers trickled past the header timeout: closed without an answer.
+    let t0 = std::time::Instant::now();
+    let (got, closed) = raw(
+        &addr,
+        &[b"GET /healthz HTTP/1.1\r\n", b"Host: x\r\n", b"X-A: 1\r\n"],
+        Duration::from_millis(700),
+        long,
+    );
+    assert!(closed && !got.contains("200 OK"), "{got}");
+    assert!(t0.elapsed() < Duration::from_secs(4), "{:?}", t0.elapsed());
+    // An idle keep-alive connection is closed after the same timeout.
+    let (got, closed) = raw(
+        &addr,
+        &[b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"],
+        Duration::ZERO,
+        long,
+    );
+    assert!(got.starts_with("HTTP/1.1 200") && closed, "{got}");
+    // A body slower than the body timeout: 408.
+    let head = "POST /v1/ask HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n";
+    let (got, _) = raw(
+        &addr,
+        &[head.as_bytes(), b"{\"text\":", b"\"hi\"}"],
+        Duration::from_millis(1500),
+        long,
+    );
+    assert!(got.starts_with("HTTP/1.1 408"), "{got}");
+    // A body shorter than announced, then the client stops sending: 400, not 413.
+    let (got, _) = {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(&addr).expect("connect");
+        s.write_all(head.as_bytes()).expect("write");
+        s.write_all(b"{\"text\":").expect("write");
+        s.shutdown(std::net::Shutdown::Write).expect("half-close");
+        s.set_read_timeout(Some(long)).expect("timeout");
+        let mut got = Vec::new();
+        let _ = s.read_to_end(&mut got);
+        (String::from_utf8_lossy(&got).into_owned(), ())
+    };
+    assert!(got.starts_with("HTTP/1.1 400"), "{got}");
+}
+
+#[test]
+fn connections_over_the_limit_wait_and_health_answers_when_one_frees() {
+    let limits = gpu_advisor::config::ServerLimits {
+        header_timeout: Duration::from_secs(2),
+        max_connections: 2,
+        ..Default::default()
+    };
+    let (_rt, addr) = start_limited(limits);
+    // Two idle connections take both places.
+    let a = std::net::TcpStream::connect(&addr).expect("connect");
+    let b = std::net::TcpStream::connect(&addr).expect("connect");
+    std::thread::sleep(Duration::from_millis(200));
+    // A third is accepted by the kernel but not served until a place frees: the header
+    // timeout closes the idle two within 2 s.
+    let t0 = std::time::Instant::now();
+    let (got, _) = raw(
+        &addr,
+        &[b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"],
+        Duration::ZERO,
+        Duration::from_secs(10),
+    );
+    assert!(got.starts_with("HTTP/1.1 200"), "{got}");
+    assert!(
+        t0.elapsed() >= Duration::from_millis(1000),
+        "served only after a place freed: {:?}",
+        t0.elapsed()
+    );
+    drop((a, b));
+}
