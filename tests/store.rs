@@ -206,6 +206,43 @@ fn memory_store_is_bounded() {
     });
 }
 
+/// `redis-cli` against `server`: the reply, trimmed.
+fn redis_cli(server: &RedisServer, args: &[&str]) -> String {
+    let port = server
+        .url
+        .trim_end_matches('/')
+        .rsplit(':')
+        .next()
+        .expect("port");
+    let out = Command::new("redis-cli")
+        .args(["-p", port])
+        .args(args)
+        .output()
+        .expect("redis-cli runs");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn a_redis_rate_counter_always_gets_its_window() {
+    let Some(server) = redis_server() else { return };
+    let store = RedisStore::new(&server.url).expect("url");
+    let window = Duration::from_secs(60);
+    let rt = rt();
+    rt.block_on(async {
+        assert_eq!(store.hit("fresh", window).await.expect("hit"), 1);
+    });
+    let ttl: i64 = redis_cli(&server, &["PTTL", "gpu-advisor:hits:fresh"]).parse().expect("ms");
+    assert!((1..=60_000).contains(&ttl), "a new counter expires: {ttl}");
+    // A counter left without an expiry (a failed call between INCR and PEXPIRE, as two
+    // separate calls could leave it) gets its window back on the next hit.
+    assert_eq!(redis_cli(&server, &["SET", "gpu-advisor:hits:stuck", "41"]), "OK");
+    rt.block_on(async {
+        assert_eq!(store.hit("stuck", window).await.expect("hit"), 42);
+    });
+    let ttl: i64 = redis_cli(&server, &["PTTL", "gpu-advisor:hits:stuck"]).parse().expect("ms");
+    assert!((1..=60_000).contains(&ttl), "the stuck counter expires again: {ttl}");
+}
+
 #[test]
 fn redis_store_meets_the_contract() {
     let Some(server) = redis_server() else { return };

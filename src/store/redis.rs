@@ -110,6 +110,14 @@ impl RedisStore {
     }
 }
 
+/// One atomic step (a script runs alone on the server): count the hit, and give the
+/// counter its window whenever it has none, so no failure between two calls can leave
+/// a counter that never expires and silences a user for good (a counter left without an
+/// expiry by anything else is healed on its next hit).
+const HIT_SCRIPT: &str = "local n = redis.call('INCR', KEYS[1]) \
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end \
+return n";
+
 fn key(kind: &str, k: &str) -> String {
     format!("{PREFIX}{kind}:{k}")
 }
@@ -149,15 +157,13 @@ impl Store for RedisStore {
         })
     }
     fn hit(&self, k: &str, window: Duration) -> StoreFuture<'_, u64> {
-        let name = key("hits", k);
-        Box::pin(async move {
-            let n: u64 = self.run(redis::cmd("INCR").arg(&name).clone()).await?;
-            if n == 1 {
-                self.run::<()>(redis::cmd("PEXPIRE").arg(&name).arg(millis(window)).clone())
-                    .await?;
-            }
-            Ok(n)
-        })
+        let cmd = redis::cmd("EVAL")
+            .arg(HIT_SCRIPT)
+            .arg(1)
+            .arg(key("hits", k))
+            .arg(millis(window))
+            .clone();
+        Box::pin(async move { self.run(cmd).await })
     }
     fn setting(&self, k: &str) -> StoreFuture<'_, Option<String>> {
         let cmd = redis::cmd("GET").arg(key("setting", k)).clone();
