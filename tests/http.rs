@@ -693,3 +693,30 @@ fn connections_over_the_limit_wait_and_health_answers_when_one_frees() {
     );
     drop((a, b));
 }
+
+#[test]
+fn spellings_of_one_token_share_one_rate_limit() {
+    let s = start(Settings {
+        api_tokens: vec![Secret::new("tok")],
+        ask_rate_per_min: Some(3),
+        ..Settings::default()
+    });
+    let body = r#"{"text":"T4 多少钱"}"#;
+    let spellings = [
+        "Bearer tok",
+        "Bearer  tok",
+        "Bearer tok ",
+        "Bearer\ttok",
+        "bearer tok",
+        "Bearer tok  ",
+    ];
+    let statuses: Vec<u16> = spellings
+        .iter()
+        .map(|h| s.ask(body, &[JSON, ("authorization", h)]).status().as_u16())
+        .collect();
+    // Three answered, then the one bucket is empty whatever the spelling.
+    let ok = statuses.iter().filter(|s| **s == 200).count();
+    assert!(ok <= 3, "{statuses:?}");
+    assert!(statuses.iter().all(|s| [200, 401, 429].contains(s)), "{statuses:?}");
+    assert_eq!(statuses.last(), Some(&429), "{statuses:?}");
+}

@@ -64,11 +64,19 @@ enum Caller<'a> {
 }
 
 impl Caller<'_> {
-    /// The rate-limit bucket; only built when limits are on.
+    /// The rate-limit bucket; only built when limits are on. A token's bucket is a digest
+    /// of the token itself (the header without its scheme and spacing), so every spelling
+    /// of one `Authorization` header shares one bucket and a key is 38 bytes however long
+    /// the header.
     fn key(&self) -> String {
         match self {
             Caller::Local(ip) => ip.to_string(),
-            Caller::Token(t) => format!("token:{t}"),
+            Caller::Token(header) => {
+                use sha2::Digest;
+                let token = header.split_whitespace().skip(1).collect::<String>();
+                let digest = sha2::Sha256::digest(token.as_bytes());
+                format!("token:{}", hex::encode(&digest[..16]))
+            }
             Caller::Signed(ip) => format!("hmac:{ip}"),
         }
     }
