@@ -26,12 +26,16 @@ use tokio::sync::Semaphore;
 pub const MAX_CONVERSATIONS: usize = 100_000;
 /// How long shutdown waits for the Telegram poller after the HTTP server has drained.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(9);
+/// How often the store is pinged for `gpu_advisor_store_up`.
+pub const STORE_PING: Duration = Duration::from_secs(5);
 /// Outgoing HTTP calls (the WeCom robot) give up after this long.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Everything `serve` runs, built from the settings.
 pub struct Services {
     pub settings: Arc<Settings>,
+    /// The store with its health (the chat layer holds the same one).
+    pub store: Arc<Observed>,
     /// The one chat layer every channel goes through.
     pub chat: Chat,
     /// The WeCom callback, when WeCom is configured.
@@ -49,10 +53,10 @@ impl Services {
             Some(url) => Arc::new(RedisStore::new(url).map_err(|e| format!("REDIS_URL: {e}"))?),
             None => Arc::new(MemoryStore::new(MAX_CONVERSATIONS)),
         };
-        let store: Arc<dyn Store> = Arc::new(Observed::new(backend, Arc::clone(&metrics.store)));
+        let store = Arc::new(Observed::new(backend, Arc::clone(&metrics.store)));
         let chat = Chat::new(
             Arc::new(Live::new(advisor)),
-            store,
+            Arc::clone(&store) as Arc<dyn Store>,
             metrics,
             Arc::new(Misses::new(settings.unanswered_log.as_deref())),
             Limits {
@@ -85,6 +89,7 @@ impl Services {
         };
         Ok(Services {
             settings: Arc::new(settings),
+            store,
             chat,
             wecom,
             readiness: Arc::default(),
@@ -314,6 +319,9 @@ pub async fn run(
         }
     };
     tokio::spawn(reloader.run(poll, stopped()));
+    let store = Arc::clone(&services.store);
+    let stop = stopped();
+    tokio::spawn(async move { store.watch_health(STORE_PING, stop).await });
     // Adapters with credentials: their webhook routes join the HTTP server.
     let mut more = Vec::new();
     let mut polling = None;

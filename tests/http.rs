@@ -717,6 +717,9 @@ fn spellings_of_one_token_share_one_rate_limit() {
     // Three answered, then the one bucket is empty whatever the spelling.
     let ok = statuses.iter().filter(|s| **s == 200).count();
     assert!(ok <= 3, "{statuses:?}");
-    assert!(statuses.iter().all(|s| [200, 401, 429].contains(s)), "{statuses:?}");
+    assert!(
+        statuses.iter().all(|s| [200, 401, 429].contains(s)),
+        "{statuses:?}"
+    );
     assert_eq!(statuses.last(), Some(&429), "{statuses:?}");
 }

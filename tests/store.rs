@@ -231,16 +231,26 @@ fn a_redis_rate_counter_always_gets_its_window() {
     rt.block_on(async {
         assert_eq!(store.hit("fresh", window).await.expect("hit"), 1);
     });
-    let ttl: i64 = redis_cli(&server, &["PTTL", "gpu-advisor:hits:fresh"]).parse().expect("ms");
+    let ttl: i64 = redis_cli(&server, &["PTTL", "gpu-advisor:hits:fresh"])
+        .parse()
+        .expect("ms");
     assert!((1..=60_000).contains(&ttl), "a new counter expires: {ttl}");
     // A counter left without an expiry (a failed call between INCR and PEXPIRE, as two
     // separate calls could leave it) gets its window back on the next hit.
-    assert_eq!(redis_cli(&server, &["SET", "gpu-advisor:hits:stuck", "41"]), "OK");
+    assert_eq!(
+        redis_cli(&server, &["SET", "gpu-advisor:hits:stuck", "41"]),
+        "OK"
+    );
     rt.block_on(async {
         assert_eq!(store.hit("stuck", window).await.expect("hit"), 42);
     });
-    let ttl: i64 = redis_cli(&server, &["PTTL", "gpu-advisor:hits:stuck"]).parse().expect("ms");
-    assert!((1..=60_000).contains(&ttl), "the stuck counter expires again: {ttl}");
+    let ttl: i64 = redis_cli(&server, &["PTTL", "gpu-advisor:hits:stuck"])
+        .parse()
+        .expect("ms");
+    assert!(
+        (1..=60_000).contains(&ttl),
+        "the stuck counter expires again: {ttl}"
+    );
 }
 
 #[test]
@@ -477,4 +487,47 @@ fn redis_outage_at_start_and_mid_run_degrades_then_recovers() {
         n += 1;
     }
     assert_eq!(up(), 1);
+}
+
+#[test]
+fn store_up_follows_a_ping_without_any_request() {
+    let port = free_port();
+    let metrics = Arc::new(Metrics::new());
+    let redis = RedisStore::new(&format!("redis://127.0.0.1:{port}/")).expect("url");
+    let store = Arc::new(Observed::new(Arc::new(redis), Arc::clone(&metrics.store)));
+    let up = || metrics.store.up.load(Ordering::Relaxed);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let watched = Arc::clone(&store);
+    rt.spawn(async move {
+        watched
+            .watch_health(Duration::from_millis(50), async {
+                let _ = rx.await;
+            })
+            .await
+    });
+    let wait_for = |want: u64| {
+        let t0 = std::time::Instant::now();
+        while up() != want {
+            assert!(
+                t0.elapsed() < Duration::from_secs(5),
+                "store_up never became {want}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    // Unreachable at start: 0, not the 1 a first request would have had to correct.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(up(), 0);
+    let Some(server) = redis_server_on(port) else {
+        return;
+    };
+    wait_for(1);
+    drop(server);
+    wait_for(0);
+    let _ = tx.send(());
 }

@@ -23,7 +23,7 @@ pub use misses::Misses;
 pub use ready::{Readiness, Ready};
 
 use crate::advisor::Intent;
-use crate::store::Store;
+use crate::store::{Store, TtlMap};
 use ratelimit::Buckets;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -37,6 +37,10 @@ pub const USER_PER_MIN: u64 = 10;
 pub const CHAT_PER_MIN: u64 = 20;
 /// A webhook conversation id is cut to this many characters.
 pub const CONVERSATION_ID_CHARS: usize = 128;
+/// Deliveries remembered in process for the duplicate check during a store outage.
+const LOCAL_DELIVERIES: usize = 20_000;
+/// How long a delivery is remembered in process (platforms retry within minutes).
+const LOCAL_DEDUPE_TTL: Duration = Duration::from_secs(15 * 60);
 /// At most this many webhook clients are tracked by the rate limit at once.
 const ASK_CLIENTS: usize = 100_000;
 
@@ -137,6 +141,9 @@ pub struct Chat {
     /// The webhook's per-client token buckets: in process, as `/v1/ask` answers a
     /// `Retry-After` to the second.
     ask_buckets: Option<Arc<Mutex<Buckets>>>,
+    /// Deliveries this replica has seen: the duplicate check while the store is down
+    /// (platform retries come within minutes, to the replica or to another).
+    local_seen: Arc<TtlMap<()>>,
     started: Instant,
 }
 
@@ -164,6 +171,7 @@ impl Chat {
             limits,
             bot_name: String::new(),
             ask_buckets,
+            local_seen: Arc::new(TtlMap::new(LOCAL_DELIVERIES)),
             started: Instant::now(),
         }
     }
@@ -206,7 +214,7 @@ impl Chat {
             match self.store.setting(&key).await {
                 Ok(v) => v.as_deref() == Some("on"),
                 Err(e) => {
-                    tracing::warn!(error = %e, "store unavailable: auto-answer setting unknown");
+                    tracing::debug!(error = %e, "store unavailable: auto-answer setting unknown");
                     false
                 }
             }
@@ -219,13 +227,17 @@ impl Chat {
         }
         if !m.message_id.is_empty() {
             let seen = format!("seen:{}:{}:{}", channel.id(), m.chat, m.message_id);
-            match self.store.first_seen(&seen, DEDUPE_TTL).await {
-                Ok(false) => {
-                    self.metrics.duplicate(channel);
-                    return Outcome::Silent(Silence::Duplicate);
+            let first_here = self.local_seen.put_new(&seen, (), LOCAL_DEDUPE_TTL);
+            let first = match self.store.first_seen(&seen, DEDUPE_TTL).await {
+                Ok(first) => first,
+                Err(e) => {
+                    tracing::debug!(error = %e, "store unavailable: duplicate check in process only");
+                    first_here
                 }
-                Ok(true) => {}
-                Err(e) => tracing::warn!(error = %e, "store unavailable: duplicate check skipped"),
+            };
+            if !first {
+                self.metrics.duplicate(channel);
+                return Outcome::Silent(Silence::Duplicate);
             }
         }
         if let Some(outcome) = self.rate_limited(m).await {
@@ -245,7 +257,7 @@ impl Chat {
             match self.store.load(k).await {
                 Ok(s) => state = s,
                 Err(e) => {
-                    tracing::warn!(error = %e, "store unavailable: answering without conversation context")
+                    tracing::debug!(error = %e, "store unavailable: answering without conversation context")
                 }
             }
         }
@@ -267,7 +279,7 @@ impl Chat {
                 .save_encoded(&k, answered.state_json(), CONVERSATION_TTL)
                 .await
             {
-                tracing::warn!(error = %e, "store unavailable: conversation state not saved");
+                tracing::debug!(error = %e, "store unavailable: conversation state not saved");
             }
         }
         Outcome::Answer(answered)
@@ -315,7 +327,7 @@ impl Chat {
                 }
                 Ok(n) if n > limit => return Some(Outcome::Silent(Silence::RateLimited)),
                 Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "store unavailable: rate limit not applied"),
+                Err(e) => tracing::debug!(error = %e, "store unavailable: rate limit not applied"),
             }
         }
         None
@@ -352,7 +364,7 @@ impl Chat {
                 "Auto-answer is off: in this group, mention me, reply to me or use a command.",
             ),
             Err(e) => {
-                tracing::warn!(error = %e, "store unavailable: auto-answer setting not saved");
+                tracing::debug!(error = %e, "store unavailable: auto-answer setting not saved");
                 notice(
                     "暂时无法保存设置，请稍后再试。",
                     "The setting could not be saved just now; please try again shortly.",

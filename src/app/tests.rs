@@ -187,3 +187,109 @@ fn misses_from_every_channel_reach_the_log() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A backend that is always down.
+struct Down;
+
+impl crate::store::Store for Down {
+    fn load(&self, _: &str) -> crate::store::StoreFuture<'_, Option<crate::advisor::State>> {
+        down()
+    }
+    fn save_encoded(&self, _: &str, _: &[u8], _: Duration) -> crate::store::StoreFuture<'_, ()> {
+        down()
+    }
+    fn first_seen(&self, _: &str, _: Duration) -> crate::store::StoreFuture<'_, bool> {
+        down()
+    }
+    fn hit(&self, _: &str, _: Duration) -> crate::store::StoreFuture<'_, u64> {
+        down()
+    }
+    fn setting(&self, _: &str) -> crate::store::StoreFuture<'_, Option<String>> {
+        down()
+    }
+    fn set_setting(&self, _: &str, _: &str) -> crate::store::StoreFuture<'_, ()> {
+        down()
+    }
+    fn reply(&self, _: &str) -> crate::store::StoreFuture<'_, Option<String>> {
+        down()
+    }
+    fn set_reply(&self, _: &str, _: &str, _: Duration) -> crate::store::StoreFuture<'_, ()> {
+        down()
+    }
+    fn ping(&self) -> crate::store::StoreFuture<'_, ()> {
+        down()
+    }
+    fn name(&self) -> &'static str {
+        "down"
+    }
+}
+
+fn down<'a, T: Send + 'a>() -> crate::store::StoreFuture<'a, T> {
+    Box::pin(async { Err(crate::store::StoreError("connection refused".into())) })
+}
+
+#[test]
+fn a_store_outage_is_logged_once_not_per_request() {
+    use std::io::Write;
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+    impl Write for Lines {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().expect("lock").extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let lines = Lines::default();
+    let sink = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .with_writer(move || sink.clone())
+        .finish();
+    let metrics = Arc::new(Metrics::new());
+    let store = crate::store::Observed::new(Arc::new(Down), Arc::clone(&metrics.store));
+    let c = Chat::new(
+        Arc::new(Live::new(crate::data::embedded())),
+        Arc::new(store),
+        metrics,
+        Arc::new(Misses::new(None)),
+        Limits::default(),
+    );
+    tracing::subscriber::with_default(subscriber, || {
+        let messages: Vec<Inbound> = (0..5)
+            .map(|i| msg(Channel::Telegram, &i.to_string(), "T4 多少钱", false))
+            .collect();
+        check(&c, &messages, &["answer:price"; 5]);
+    });
+    let text = String::from_utf8(lines.0.lock().expect("lock").clone()).expect("utf-8");
+    let loud = text
+        .lines()
+        .filter(|l| l.contains(" WARN ") || l.contains(" ERROR "))
+        .count();
+    assert_eq!(loud, 1, "one line for the outage, not per request:\n{text}");
+}
+
+#[test]
+fn a_retry_during_a_store_outage_is_still_a_duplicate() {
+    let metrics = Arc::new(Metrics::new());
+    let store = crate::store::Observed::new(Arc::new(Down), Arc::clone(&metrics.store));
+    let c = Chat::new(
+        Arc::new(Live::new(crate::data::embedded())),
+        Arc::new(store),
+        metrics,
+        Arc::new(Misses::new(None)),
+        Limits::default(),
+    );
+    check(
+        &c,
+        &[
+            msg(Channel::Wecom, "m1", "T4 多少钱", false),
+            msg(Channel::Wecom, "m1", "T4 多少钱", false),
+            msg(Channel::Wecom, "m2", "T4 多少钱", false),
+        ],
+        &["answer:price", "silent:Duplicate", "answer:price"],
+    );
+}

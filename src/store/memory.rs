@@ -72,6 +72,9 @@ impl Store for MemoryStore {
         self.replies.put(key, reply.to_string(), ttl);
         Box::pin(async { Ok(()) })
     }
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async { Ok(()) })
+    }
     fn name(&self) -> &'static str {
         "memory"
     }

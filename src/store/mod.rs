@@ -52,6 +52,8 @@ pub trait Store: Send + Sync {
     fn reply(&self, key: &str) -> StoreFuture<'_, Option<String>>;
     /// Remembers the reply sent for a delivery for `ttl`.
     fn set_reply(&self, key: &str, reply: &str, ttl: Duration) -> StoreFuture<'_, ()>;
+    /// Whether the backend answers (Redis: `PING`; memory: always).
+    fn ping(&self) -> StoreFuture<'_, ()>;
     /// The backend's name, for logs.
     fn name(&self) -> &'static str;
 }

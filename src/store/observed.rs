@@ -20,12 +20,36 @@ pub struct Observed {
 pub struct Health {
     pub errors: AtomicU64,
     pub up: AtomicU64,
+    /// Set by the first call or ping: until then the state is unknown and `up` is 0.
+    known: std::sync::atomic::AtomicBool,
 }
 
 impl Observed {
+    /// Wraps `inner`; the backend counts as up once a call or [`Observed::watch_health`]'s
+    /// first ping has answered.
     pub fn new(inner: Arc<dyn Store>, health: Arc<Health>) -> Observed {
-        health.up.store(1, std::sync::atomic::Ordering::Relaxed);
         Observed { inner, health }
+    }
+
+    /// Pings the backend now and every `period`, so `gpu_advisor_store_up` follows the
+    /// backend even while no request comes (an idle replica, the start before the first
+    /// message). Runs until `stop` resolves.
+    pub async fn watch_health(
+        &self,
+        period: Duration,
+        stop: impl std::future::Future<Output = ()>,
+    ) {
+        tokio::pin!(stop);
+        let mut tick = tokio::time::interval(period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = &mut stop => return,
+                _ = tick.tick() => {
+                    let _ = self.ping().await;
+                }
+            }
+        }
     }
 
     fn watch<'a, T: Send + 'a>(&'a self, call: StoreFuture<'a, T>) -> StoreFuture<'a, T> {
@@ -33,18 +57,23 @@ impl Observed {
         Box::pin(async move {
             let r = call.await;
             let backend = self.inner.name();
+            let first = !self.health.known.swap(true, Relaxed);
             match &r {
                 Ok(_) => {
                     if self.health.up.swap(1, Relaxed) == 0 {
-                        tracing::info!(
-                            backend,
-                            "store reachable again: conversation context restored"
-                        );
+                        if first {
+                            tracing::info!(backend, "store reachable");
+                        } else {
+                            tracing::info!(
+                                backend,
+                                "store reachable again: conversation context restored"
+                            );
+                        }
                     }
                 }
                 Err(e) => {
                     self.health.errors.fetch_add(1, Relaxed);
-                    if self.health.up.swap(0, Relaxed) == 1 {
+                    if self.health.up.swap(0, Relaxed) == 1 || first {
                         tracing::error!(backend, error = %e, "store unavailable: answering without conversation context, duplicate checks or shared rate limits until it returns");
                     }
                 }
@@ -78,6 +107,9 @@ impl Store for Observed {
     }
     fn set_reply(&self, key: &str, reply: &str, ttl: Duration) -> StoreFuture<'_, ()> {
         self.watch(self.inner.set_reply(key, reply, ttl))
+    }
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        self.watch(self.inner.ping())
     }
     fn name(&self) -> &'static str {
         self.inner.name()

@@ -186,6 +186,9 @@ impl Store for RedisStore {
             .clone();
         Box::pin(async move { self.run::<()>(cmd).await })
     }
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move { self.run::<()>(redis::cmd("PING")).await })
+    }
     fn name(&self) -> &'static str {
         "redis"
     }
