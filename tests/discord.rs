@@ -677,6 +677,7 @@ async fn a_gateway_question_the_bot_cannot_answer_reaches_the_misses_log_and_the
     ));
     let inbound = discord::inbound_from_message(&m, bot).expect("inbound");
     assert!(matches!(chat.handle(&inbound).await, Outcome::Answer(_)));
+    chat.misses.flush();
     let report = crate::support::report(&log);
     assert!(report.contains("明天公司团建去哪"), "{report}");
     assert!(std::fs::read_to_string(&log)

@@ -808,6 +808,7 @@ async fn a_question_the_bot_cannot_answer_reaches_the_misses_log_and_the_report(
     ]);
     poll_through(&app, &st, 951).await;
     assert_eq!(sent(&st).len(), 2, "both are answered");
+    app.chat.misses.flush();
     let report = crate::support::report(&log);
     assert!(
         report.starts_with("1 distinct unanswered questions"),

@@ -174,6 +174,7 @@ fn misses_from_every_channel_reach_the_log() {
         .map(|ch| msg(*ch, ch.id(), &format!("明天{}放假吗", ch.id()), false))
         .collect();
     check(&c, &all, &["answer:unknown"; 4]);
+    c.misses.flush();
     let text = std::fs::read_to_string(&path).expect("the misses log");
     let summary = misses::summarise(&text);
     for ch in Channel::ALL {
