@@ -200,6 +200,21 @@ fn hmac_signatures() {
     );
     assert_eq!(r.status(), 200);
     assert!(r.text().expect("body").contains("2,800"));
+    // The same signed request again (a replay within the window): refused.
+    let again = s.ask(
+        body,
+        &[JSON, ("x-timestamp", &ts), ("x-signature-256", &good)],
+    );
+    assert_eq!(again.status(), 409);
+    assert!(again.text().expect("body").contains("replayed"));
+    // A new request (another timestamp or body) is a new signature: answered.
+    let body2 = r#"{"text":"A100 40G 年付多少"}"#;
+    let sig2 = auth::sign("s2", &ts, body2.as_bytes());
+    let r = s.ask(
+        body2,
+        &[JSON, ("x-timestamp", &ts), ("x-signature-256", &sig2)],
+    );
+    assert_eq!(r.status(), 200);
     let bad = auth::sign("s3", &ts, body.as_bytes());
     assert_eq!(
         s.ask(

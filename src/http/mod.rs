@@ -6,7 +6,7 @@
 pub mod auth;
 pub mod observe;
 
-use crate::app::{Channel, Chat, Inbound, Outcome, Readiness};
+use crate::app::{Channel, Chat, Inbound, Outcome, Readiness, Silence};
 use crate::config::Settings;
 use axum::extract::{ConnectInfo, Request, State as AxState};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -167,6 +167,14 @@ async fn ask(
             String::new()
         },
         text: req.text.into_owned(),
+        // A signed request is delivered once: its signature (over timestamp and body) is
+        // its delivery id, so a replay within the ±300 s window is refused.
+        message_id: match client {
+            Caller::Signed(_) => header_str(&parts.headers, "x-signature-256")
+                .unwrap_or_default()
+                .to_string(),
+            _ => String::new(),
+        },
         ..Inbound::default()
     };
     match app.chat.handle(&inbound).await {
@@ -185,7 +193,12 @@ async fn ask(
                 .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
             r
         }
-        // The webhook has no addressing, dedupe or chat notices: not reached.
+        Outcome::Silent(Silence::Duplicate) => error(
+            StatusCode::CONFLICT,
+            "replayed",
+            "this signed request was already answered",
+        ),
+        // The webhook has no addressing or chat notices: not reached.
         Outcome::Notice(_) | Outcome::Silent(_) => error(
             StatusCode::INTERNAL_SERVER_ERROR,
             "no_answer",
