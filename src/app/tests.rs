@@ -225,6 +225,19 @@ impl crate::store::Store for Down {
     }
 }
 
+/// The chat layer over [`Down`], watched as `serve` watches its store.
+fn chat_on_a_store_that_is_down() -> Chat {
+    let metrics = Arc::new(Metrics::new());
+    let store = crate::store::Observed::new(Arc::new(Down), Arc::clone(&metrics.store));
+    Chat::new(
+        Arc::new(Live::new(crate::data::embedded())),
+        Arc::new(store),
+        metrics,
+        Arc::new(Misses::new(None)),
+        Limits::default(),
+    )
+}
+
 fn down<'a, T: Send + 'a>() -> crate::store::StoreFuture<'a, T> {
     Box::pin(async { Err(crate::store::StoreError("connection refused".into())) })
 }
@@ -250,15 +263,7 @@ fn a_store_outage_is_logged_once_not_per_request() {
         .with_max_level(tracing::Level::INFO)
         .with_writer(move || sink.clone())
         .finish();
-    let metrics = Arc::new(Metrics::new());
-    let store = crate::store::Observed::new(Arc::new(Down), Arc::clone(&metrics.store));
-    let c = Chat::new(
-        Arc::new(Live::new(crate::data::embedded())),
-        Arc::new(store),
-        metrics,
-        Arc::new(Misses::new(None)),
-        Limits::default(),
-    );
+    let c = chat_on_a_store_that_is_down();
     tracing::subscriber::with_default(subscriber, || {
         let messages: Vec<Inbound> = (0..5)
             .map(|i| msg(Channel::Telegram, &i.to_string(), "T4 多少钱", false))
@@ -275,15 +280,7 @@ fn a_store_outage_is_logged_once_not_per_request() {
 
 #[test]
 fn a_retry_during_a_store_outage_is_still_a_duplicate() {
-    let metrics = Arc::new(Metrics::new());
-    let store = crate::store::Observed::new(Arc::new(Down), Arc::clone(&metrics.store));
-    let c = Chat::new(
-        Arc::new(Live::new(crate::data::embedded())),
-        Arc::new(store),
-        metrics,
-        Arc::new(Misses::new(None)),
-        Limits::default(),
-    );
+    let c = chat_on_a_store_that_is_down();
     check(
         &c,
         &[
