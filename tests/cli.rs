@@ -97,3 +97,30 @@ fn discord_commands_prints_the_registration_json() {
         .collect();
     assert_eq!(names, ["gpu", "price", "faq", "compare", "auto"]);
 }
+
+#[test]
+fn a_question_starting_with_a_hyphen_is_a_question() {
+    for args in [
+        &["ask", "-1B 模型推理"][..],
+        &["ask", "--json", "-1B 模型推理"],
+        &["ask", "--", "-1B 模型推理"],
+    ] {
+        let out = bin().args(args).output().expect("runs");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+    let out = bin()
+        .args(["ask", "--json", "-1B 模型推理"])
+        .output()
+        .expect("runs");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(v["intent"].is_string(), "{v}");
+    // The flags still work.
+    let out = bin().args(["ask", "--help"]).output().expect("runs");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--jsonl"));
+}
