@@ -690,3 +690,79 @@ fn wecom_messages_without_msg_id_in_one_second_get_their_own_replies() {
         "{m}"
     );
 }
+
+/// `/v1/ask` through the router in process, from `peer`, with `headers`: the status.
+fn ask_from(settings: Settings, peer: std::net::SocketAddr, headers: &[(&str, &str)]) -> u16 {
+    use tower::ServiceExt;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let router = Services::build(data::embedded(), settings)
+            .expect("services")
+            .router(Vec::new());
+        let mut req =
+            axum::http::Request::post("/v1/ask").header("content-type", "application/json");
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let mut req = req
+            .body(axum::body::Body::from(r#"{"text":"T4 多少钱"}"#))
+            .expect("request");
+        req.extensions_mut()
+            .insert(axum::extract::ConnectInfo(peer));
+        router
+            .oneshot(req)
+            .await
+            .expect("infallible")
+            .status()
+            .as_u16()
+    })
+}
+
+#[test]
+fn open_mode_on_a_dual_stack_listener_takes_127_0_0_1() {
+    // Bound to [::], a connection from 127.0.0.1 arrives as ::ffff:127.0.0.1.
+    let mapped: std::net::SocketAddr = "[::ffff:127.0.0.1]:40000".parse().expect("addr");
+    assert_eq!(ask_from(Settings::default(), mapped, &[]), 200);
+    let v6_loopback: std::net::SocketAddr = "[::1]:40000".parse().expect("addr");
+    assert_eq!(ask_from(Settings::default(), v6_loopback, &[]), 200);
+    for outside in [
+        "[::ffff:10.0.0.7]:40000",
+        "10.0.0.7:40000",
+        "[2001:db8::1]:40000",
+    ] {
+        let peer = outside.parse().expect("addr");
+        assert_eq!(ask_from(Settings::default(), peer, &[]), 401, "{outside}");
+    }
+}
+
+#[test]
+fn the_bearer_scheme_is_case_insensitive() {
+    let settings = || Settings {
+        api_tokens: vec![Secret::new("t0k")],
+        ..Settings::default()
+    };
+    let peer: std::net::SocketAddr = "10.0.0.7:40000".parse().expect("addr");
+    for h in [
+        "Bearer t0k",
+        "bearer t0k",
+        "BEARER t0k",
+        "Bearer   t0k",
+        " bEaReR t0k ",
+    ] {
+        assert_eq!(
+            ask_from(settings(), peer, &[("authorization", h)]),
+            200,
+            "{h:?}"
+        );
+    }
+    for h in ["Bearer t0K", "Basic t0k", "Bearert0k"] {
+        assert_eq!(
+            ask_from(settings(), peer, &[("authorization", h)]),
+            401,
+            "{h:?}"
+        );
+    }
+}
