@@ -20,6 +20,7 @@
 //! It must not decide whether or what to answer: that is `app::Chat`'s.
 
 mod entities;
+pub mod offline;
 
 pub use entities::entity_texts;
 
