@@ -216,12 +216,38 @@ where
     }
 }
 
-fn split_list(v: &str) -> Vec<Secret> {
-    v.split(',')
+/// A comma-separated list of secrets; a list that is set but names none (`","`) is an
+/// error, not open mode.
+fn split_list(name: &str, v: &str) -> Result<Vec<Secret>, String> {
+    let list: Vec<Secret> = v
+        .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(Secret::new)
-        .collect()
+        .collect();
+    if list.is_empty() {
+        return Err(format!(
+            "{name}: no value between the commas; unset it for no credentials"
+        ));
+    }
+    Ok(list)
+}
+
+/// A list from the file: every entry non-empty, at least one.
+fn file_list(name: &str, v: Option<Vec<Secret>>) -> Result<Option<Vec<Secret>>, String> {
+    match v {
+        Some(l) if l.is_empty() || l.iter().any(|s| s.expose().trim().is_empty()) => Err(format!(
+            "config: {name}: empty entries; leave the key out for no credentials"
+        )),
+        other => Ok(other),
+    }
+}
+
+/// Telegram's rule for a webhook secret token: 1–256 of `A-Z a-z 0-9 _ -`.
+fn valid_webhook_secret(s: &str) -> bool {
+    (1..=256).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 impl Settings {
@@ -235,16 +261,17 @@ impl Settings {
             Some(text) => toml::from_str(text).map_err(|e| format!("config: {}", e.message()))?,
             None => FileSettings::default(),
         };
+        let env_raw = env;
         let env = |k: &str| env(k).filter(|v| !v.trim().is_empty());
         s.listen = env("GPU_ADVISOR_LISTEN").or(f.listen).unwrap_or(s.listen);
-        s.api_tokens = env("GPU_ADVISOR_API_TOKEN")
-            .map(|v| split_list(&v))
-            .or(f.api_tokens)
-            .unwrap_or_default();
-        s.webhook_secrets = env("GPU_ADVISOR_WEBHOOK_SECRET")
-            .map(|v| split_list(&v))
-            .or(f.webhook_secrets)
-            .unwrap_or_default();
+        // Not `env` (which drops blank values): a list set to blanks is an error.
+        let list = |name: &str, file: Option<Vec<Secret>>| match env_raw(name) {
+            Some(v) if !v.trim().is_empty() => split_list(name, &v).map(Some),
+            _ => file_list(name, file),
+        };
+        s.api_tokens = list("GPU_ADVISOR_API_TOKEN", f.api_tokens)?.unwrap_or_default();
+        s.webhook_secrets =
+            list("GPU_ADVISOR_WEBHOOK_SECRET", f.webhook_secrets)?.unwrap_or_default();
         s.ask_rate_per_min = match env("GPU_ADVISOR_ASK_RATE_PER_MIN") {
             Some(v) => Some(
                 v.trim()
@@ -303,6 +330,25 @@ impl Settings {
             webhook_url: env("TELEGRAM_WEBHOOK_URL"),
             webhook_secret: env("TELEGRAM_WEBHOOK_SECRET").map(Secret::new),
         });
+        if let Some(tg) = &s.telegram {
+            match (&tg.webhook_url, &tg.webhook_secret) {
+                (Some(_), None) => {
+                    return Err(
+                        "TELEGRAM_WEBHOOK_URL needs TELEGRAM_WEBHOOK_SECRET: without it \
+                        anyone who finds the URL can post forged updates"
+                            .into(),
+                    )
+                }
+                (Some(_), Some(secret)) if !valid_webhook_secret(secret.expose()) => {
+                    return Err(
+                        "TELEGRAM_WEBHOOK_SECRET: 1 to 256 of A-Z, a-z, 0-9, _ and - \
+                        (Telegram's rule)"
+                            .into(),
+                    )
+                }
+                _ => {}
+            }
+        }
         let discord = Discord {
             token: env("DISCORD_TOKEN").map(Secret::new),
             api_url: env("DISCORD_API_URL"),
@@ -405,5 +451,49 @@ mod tests {
         assert!(load(Some("nope = 1"), &[]).is_err());
         assert!(load(None, &[("GPU_ADVISOR_ASK_RATE_PER_MIN", "many")]).is_err());
         assert!(load(None, &[("WECOM_TOKEN", "t")]).is_err());
+    }
+
+    #[test]
+    fn a_token_list_of_only_commas_is_an_error_not_open_mode() {
+        for v in [",", " , ,", ",,"] {
+            let e = load(None, &[("GPU_ADVISOR_API_TOKEN", v)]).unwrap_err();
+            assert!(e.contains("GPU_ADVISOR_API_TOKEN"), "{e}");
+            assert!(load(None, &[("GPU_ADVISOR_WEBHOOK_SECRET", v)]).is_err());
+        }
+        assert!(load(Some("api_tokens = [\"\"]"), &[]).is_err());
+        assert!(load(Some("api_tokens = []"), &[]).is_err());
+        assert!(load(Some("webhook_secrets = [\" \"]"), &[]).is_err());
+        // Unset or blank: no credentials (loopback only), as before.
+        assert!(load(None, &[("GPU_ADVISOR_API_TOKEN", "")])
+            .unwrap()
+            .ask_is_open());
+        assert!(load(None, &[("GPU_ADVISOR_API_TOKEN", " ")])
+            .unwrap()
+            .ask_is_open());
+        let s = load(None, &[("GPU_ADVISOR_API_TOKEN", ",a,")]).unwrap();
+        assert_eq!(s.api_tokens, vec![Secret::new("a")]);
+    }
+
+    #[test]
+    fn telegram_webhook_mode_needs_a_secret() {
+        let base = [
+            ("TELOXIDE_TOKEN", "1:x"),
+            (
+                "TELEGRAM_WEBHOOK_URL",
+                "https://bot.example.test/telegram/webhook",
+            ),
+        ];
+        let e = load(None, &base).unwrap_err();
+        assert!(e.contains("TELEGRAM_WEBHOOK_SECRET"), "{e}");
+        let with = |secret: &str| {
+            let mut env = base.to_vec();
+            env.push(("TELEGRAM_WEBHOOK_SECRET", secret));
+            load(None, &env)
+        };
+        assert!(with("s3cret-Token_1").is_ok());
+        assert!(with("not allowed!").is_err());
+        assert!(with(&"x".repeat(257)).is_err());
+        // Long polling needs none.
+        assert!(load(None, &base[..1]).unwrap().telegram.is_some());
     }
 }

@@ -50,7 +50,9 @@ enum Command {
         /// Reads questions from stdin, one per line, as one conversation; prints one JSON line each.
         #[arg(long, conflicts_with = "json")]
         jsonl: bool,
-        /// The question (all words are joined).
+        /// The question (all words are joined). Words may start with `-` ("-1B 模型推理"):
+        /// only the flags above are flags.
+        #[arg(allow_hyphen_values = true)]
         question: Vec<String>,
     },
     /// Runs the HTTP server and every adapter with credentials.

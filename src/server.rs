@@ -326,7 +326,8 @@ pub async fn run(
     let mut more = Vec::new();
     let mut polling = None;
     if let Some(tg) = &settings.telegram {
-        match telegram::start(&services.chat, tg, stopped()).await {
+        let ready = services.readiness.part("telegram");
+        match telegram::start(&services.chat, tg, ready, stopped()).await {
             Ok(telegram::Started::Webhook(r)) => more.push(r),
             Ok(telegram::Started::Polling(task)) => polling = Some(task),
             Err(e) => tracing::error!(error = %e, "telegram adapter not started"),

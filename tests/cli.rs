@@ -97,3 +97,84 @@ fn discord_commands_prints_the_registration_json() {
         .collect();
     assert_eq!(names, ["gpu", "price", "faq", "compare", "auto"]);
 }
+
+#[test]
+fn a_question_starting_with_a_hyphen_is_a_question() {
+    for args in [
+        &["ask", "-1B 模型推理"][..],
+        &["ask", "--json", "-1B 模型推理"],
+        &["ask", "--", "-1B 模型推理"],
+    ] {
+        let out = bin().args(args).output().expect("runs");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+    let out = bin()
+        .args(["ask", "--json", "-1B 模型推理"])
+        .output()
+        .expect("runs");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(v["intent"].is_string(), "{v}");
+    // The flags still work.
+    let out = bin().args(["ask", "--help"]).output().expect("runs");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--jsonl"));
+}
+
+#[test]
+fn serve_refuses_settings_that_would_open_it_up() {
+    let port = crate::support::free_port().to_string();
+    let listen = format!("127.0.0.1:{port}");
+    // (environment, the variable the error names)
+    let cases: [(&[(&str, &str)], &str); 2] = [
+        // A token list of only commas is not "no tokens" (open mode).
+        (&[("GPU_ADVISOR_API_TOKEN", ",")], "GPU_ADVISOR_API_TOKEN"),
+        // A Telegram webhook anyone could post forged updates to.
+        (
+            &[
+                ("TELOXIDE_TOKEN", "123:TEST"),
+                (
+                    "TELEGRAM_WEBHOOK_URL",
+                    "https://bot.example.test/telegram/webhook",
+                ),
+            ],
+            "TELEGRAM_WEBHOOK_SECRET",
+        ),
+    ];
+    for (env, named) in cases {
+        let mut c = bin();
+        c.arg("serve").env("GPU_ADVISOR_LISTEN", &listen);
+        for k in [
+            "GPU_ADVISOR_API_TOKEN",
+            "TELEGRAM_WEBHOOK_SECRET",
+            "TELEGRAM_WEBHOOK_URL",
+        ] {
+            c.env_remove(k);
+        }
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let mut child = c
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs");
+        // A regression would serve: stop it rather than hang.
+        let t0 = std::time::Instant::now();
+        while child.try_wait().expect("wait").is_none() {
+            if t0.elapsed() > std::time::Duration::from_secs(10) {
+                let _ = child.kill();
+                panic!("serve started with {env:?}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().expect("output");
+        assert_eq!(out.status.code(), Some(2), "{env:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(named), "{err}");
+    }
+}

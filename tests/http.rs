@@ -7,6 +7,7 @@ use gpu_advisor::config::{Secret, Settings, Wecom};
 use gpu_advisor::data;
 use gpu_advisor::http::auth;
 use gpu_advisor::server::{self, Services};
+use gpu_advisor::wecom::callback::UNDECRYPTABLE;
 use gpu_advisor::wecom::{parse_reply_envelope, WecomCrypto};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
@@ -426,7 +427,13 @@ fn wecom_official_vectors_through_the_route() {
     let other = WecomCrypto::new(TOKEN, AES_KEY, "ww0000000000000000").expect("crypto");
     let enc = other.encrypt_with_random(&text_message("u", "hi", "1"), [7; 16]);
     let sig = c.signature("1", "2", &enc);
-    assert_eq!(post_wecom(&s, &sig, "1", "2", envelope(&enc)).status(), 403);
+    let r = post_wecom(&s, &sig, "1", "2", envelope(&enc));
+    assert_eq!(
+        r.status(),
+        400,
+        "a wrong corp id is one more decrypt failure"
+    );
+    assert_eq!(r.text().expect("body"), UNDECRYPTABLE);
     assert_eq!(
         post_wecom(&s, MSG_SIG, MSG_TS, MSG_NONCE, "<xml><Encrypt>".into()).status(),
         400
@@ -737,4 +744,204 @@ fn spellings_of_one_token_share_one_rate_limit() {
         "{statuses:?}"
     );
     assert_eq!(statuses.last(), Some(&429), "{statuses:?}");
+}
+
+/// A GET to the callback with `echostr` (URL-encoded here), signed by `c`.
+fn verify_wecom_url(s: &Server, c: &WecomCrypto, echostr: &str) -> reqwest::blocking::Response {
+    let (ts, nonce) = ("1700000000", "77");
+    let sig = c.signature(ts, nonce, echostr);
+    let encoded = echostr
+        .replace('+', "%2B")
+        .replace('/', "%2F")
+        .replace('=', "%3D");
+    let url = format!(
+        "{}/wecom/callback?msg_signature={sig}&timestamp={ts}&nonce={nonce}&echostr={encoded}",
+        s.base
+    );
+    s.client.get(url).send().expect("GET")
+}
+
+#[test]
+fn wecom_url_verification_does_not_decrypt_a_captured_message() {
+    let s = start(wecom_settings(None));
+    let c = WecomCrypto::new(TOKEN, AES_KEY, CORP_ID).expect("crypto");
+    // A captured message ciphertext replayed as an echostr, correctly signed.
+    let captured = c.encrypt_with_random(&text_message("lisi", "我的预算是 5 万", "901"), [5; 16]);
+    let r = verify_wecom_url(&s, &c, &captured);
+    assert_eq!(r.status(), 400);
+    let body = r.text().expect("body");
+    assert_eq!(body, UNDECRYPTABLE);
+    assert!(!body.contains("预算"), "{body}");
+    // Tencent's published message too; a real echostr still verifies.
+    assert_eq!(verify_wecom_url(&s, &c, MSG_ENCRYPT).status(), 400);
+    let echo = c.encrypt_with_random("1288432023552776189", [6; 16]);
+    let r = verify_wecom_url(&s, &c, &echo);
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.text().expect("body"), "1288432023552776189");
+}
+
+#[test]
+fn wecom_decrypt_failures_are_indistinguishable() {
+    let s = start(wecom_settings(None));
+    let c = WecomCrypto::new(TOKEN, AES_KEY, CORP_ID).expect("crypto");
+    // The frame of a message "hi": random(16) || be32(2) || "hi" || corp id, 40 bytes.
+    let mut framed = vec![0u8; 16];
+    framed.extend_from_slice(&2u32.to_be_bytes());
+    framed.extend_from_slice(b"hi");
+    framed.extend_from_slice(CORP_ID.as_bytes());
+    assert_eq!(framed.len(), 40);
+    let fill = 64 - framed.len();
+    // Bad padding: the last byte says 24 but the byte before it is not 24.
+    let mut bad_padding = framed.clone();
+    bad_padding.resize(64, fill as u8);
+    bad_padding[62] ^= 1;
+    // Good padding, but a length field past the end of the plaintext.
+    let mut bad_length = framed.clone();
+    bad_length[16..20].copy_from_slice(&1000u32.to_be_bytes());
+    bad_length.resize(64, fill as u8);
+    // Good padding and length, a receive id that is not ours.
+    let mut other_corp = framed.clone();
+    other_corp[39] ^= 1;
+    other_corp.resize(64, fill as u8);
+    // Everything right but the message, which is not XML.
+    let not_xml = c.encrypt_with_random("not xml at all", [9; 16]);
+    let ciphertexts: Vec<String> = [bad_padding, bad_length, other_corp]
+        .iter()
+        .map(|p| c.encrypt_unframed(p).expect("aligned"))
+        .chain([not_xml, "AAAA".into(), "!!!".into()])
+        .collect();
+    let answers: Vec<(u16, Vec<u8>)> = ciphertexts
+        .iter()
+        .map(|enc| {
+            let sig = c.signature("1700000000", "5", enc);
+            let r = post_wecom(&s, &sig, "1700000000", "5", envelope(enc));
+            (r.status().as_u16(), r.bytes().expect("body").to_vec())
+        })
+        .collect();
+    for (i, a) in answers.iter().enumerate() {
+        assert_eq!(
+            a,
+            &(400, UNDECRYPTABLE.as_bytes().to_vec()),
+            "ciphertext {i}: {}",
+            String::from_utf8_lossy(&a.1)
+        );
+    }
+    // Whatever the fault, the GET answers alike too.
+    for enc in &ciphertexts {
+        let r = verify_wecom_url(&s, &c, enc);
+        assert_eq!(r.status(), 400);
+        assert_eq!(r.text().expect("body"), UNDECRYPTABLE);
+    }
+}
+
+/// A text message as WeCom sends some of them: no MsgId.
+fn text_message_without_id(from: &str, content: &str) -> String {
+    format!(
+        "<xml><ToUserName><![CDATA[{CORP_ID}]]></ToUserName><FromUserName><![CDATA[{from}]]></FromUserName><CreateTime>1700000500</CreateTime><MsgType><![CDATA[text]]></MsgType><Content><![CDATA[{content}]]></Content><AgentID>1000002</AgentID></xml>"
+    )
+}
+
+#[test]
+fn wecom_messages_without_msg_id_in_one_second_get_their_own_replies() {
+    let s = start(wecom_settings(None));
+    let c = WecomCrypto::new(TOKEN, AES_KEY, CORP_ID).expect("crypto");
+    let ask = |content: &str, random: u8| {
+        let enc = c.encrypt_with_random(&text_message_without_id("wangwu", content), [random; 16]);
+        let sig = c.signature("1700000500", "9", &enc);
+        let body = post_wecom(&s, &sig, "1700000500", "9", envelope(&enc))
+            .text()
+            .expect("body");
+        open_reply(&c, &body)
+    };
+    let h100 = ask("H100 80G 多少钱", 1);
+    let t4 = ask("T4 多少钱", 2);
+    assert!(h100.contains("H100"), "{h100}");
+    assert!(t4.contains("T4"), "{t4}");
+    assert!(
+        !t4.contains("H100"),
+        "the second message got the first one's reply: {t4}"
+    );
+    // A retry of the first (same content, same second) still gets the cached reply.
+    assert_eq!(ask("H100 80G 多少钱", 3), h100);
+    let m = s.get("/metrics").text().expect("body");
+    assert!(
+        m.contains("gpu_advisor_duplicates_total{channel=\"wecom\"} 1"),
+        "{m}"
+    );
+}
+
+/// `/v1/ask` through the router in process, from `peer`, with `headers`: the status.
+fn ask_from(settings: Settings, peer: std::net::SocketAddr, headers: &[(&str, &str)]) -> u16 {
+    use tower::ServiceExt;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let router = Services::build(data::embedded(), settings)
+            .expect("services")
+            .router(Vec::new());
+        let mut req =
+            axum::http::Request::post("/v1/ask").header("content-type", "application/json");
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let mut req = req
+            .body(axum::body::Body::from(r#"{"text":"T4 多少钱"}"#))
+            .expect("request");
+        req.extensions_mut()
+            .insert(axum::extract::ConnectInfo(peer));
+        router
+            .oneshot(req)
+            .await
+            .expect("infallible")
+            .status()
+            .as_u16()
+    })
+}
+
+#[test]
+fn open_mode_on_a_dual_stack_listener_takes_127_0_0_1() {
+    // Bound to [::], a connection from 127.0.0.1 arrives as ::ffff:127.0.0.1.
+    let mapped: std::net::SocketAddr = "[::ffff:127.0.0.1]:40000".parse().expect("addr");
+    assert_eq!(ask_from(Settings::default(), mapped, &[]), 200);
+    let v6_loopback: std::net::SocketAddr = "[::1]:40000".parse().expect("addr");
+    assert_eq!(ask_from(Settings::default(), v6_loopback, &[]), 200);
+    for outside in [
+        "[::ffff:10.0.0.7]:40000",
+        "10.0.0.7:40000",
+        "[2001:db8::1]:40000",
+    ] {
+        let peer = outside.parse().expect("addr");
+        assert_eq!(ask_from(Settings::default(), peer, &[]), 401, "{outside}");
+    }
+}
+
+#[test]
+fn the_bearer_scheme_is_case_insensitive() {
+    let settings = || Settings {
+        api_tokens: vec![Secret::new("t0k")],
+        ..Settings::default()
+    };
+    let peer: std::net::SocketAddr = "10.0.0.7:40000".parse().expect("addr");
+    for h in [
+        "Bearer t0k",
+        "bearer t0k",
+        "BEARER t0k",
+        "Bearer   t0k",
+        " bEaReR t0k ",
+    ] {
+        assert_eq!(
+            ask_from(settings(), peer, &[("authorization", h)]),
+            200,
+            "{h:?}"
+        );
+    }
+    for h in ["Bearer t0K", "Basic t0k", "Bearert0k"] {
+        assert_eq!(
+            ask_from(settings(), peer, &[("authorization", h)]),
+            401,
+            "{h:?}"
+        );
+    }
 }

@@ -1,11 +1,15 @@
 //! The properties the fuzz targets in `fuzz/` check, as proptests that run in
-//! `cargo test`: WeCom's envelope and message decoding, and `POST /v1/ask` through the
-//! real router, on arbitrary input. (The question parser's are in properties.rs.)
+//! `cargo test`: WeCom's envelope and message decoding, `POST /v1/ask` through the
+//! real router, and a Telegram update's path to its reply, on arbitrary input. (The
+//! question parser's are in properties.rs.)
 
 use axum::http::StatusCode;
 use base64::Engine;
+use gpu_advisor::advisor::Advisor;
 use gpu_advisor::config::Settings;
+use gpu_advisor::render::TELEGRAM_MAX_CHARS;
 use gpu_advisor::server::InProcess;
+use gpu_advisor::telegram::offline::reply_parts;
 use gpu_advisor::wecom::{parse_inbound_message, WecomCrypto, WecomError};
 use proptest::prelude::*;
 use std::sync::OnceLock;
@@ -121,5 +125,94 @@ proptest! {
         let (status, json) = post(v.to_string().into_bytes());
         prop_assert_eq!(status, StatusCode::BAD_REQUEST);
         prop_assert!(json["error"]["message"].is_string());
+    }
+}
+
+fn advisor() -> &'static Advisor {
+    static A: OnceLock<Advisor> = OnceLock::new();
+    A.get_or_init(gpu_advisor::data::embedded)
+}
+
+/// The `telegram_update` fuzz target's check: no panic; an answer is one or more
+/// non-empty messages within Telegram's limit.
+fn telegram_reply(json: &[u8]) -> Result<Option<Vec<String>>, TestCaseError> {
+    let Ok(Some(parts)) = reply_parts(advisor(), "gpu_advisor_bot", 123, json) else {
+        return Ok(None);
+    };
+    prop_assert!(!parts.is_empty());
+    for p in &parts {
+        prop_assert!(!p.trim().is_empty());
+        prop_assert!(p.chars().count() <= TELEGRAM_MAX_CHARS);
+    }
+    Ok(Some(parts))
+}
+
+/// Message text with what makes entity offsets hard: surrogate pairs, CJK, mentions.
+fn chat_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("😀".to_string()),
+        Just("👨‍👩‍👧".to_string()),
+        Just("@gpu_advisor_bot".to_string()),
+        Just("/price".to_string()),
+        Just("4090 能跑 70B 吗".to_string()),
+        Just(" ".to_string()),
+        Just("<b>&amp;</b>".to_string()),
+        ".{0,6}",
+    ];
+    prop::collection::vec(piece, 0..10).prop_map(|v| v.concat())
+}
+
+/// An entity with any offset and length: inside a surrogate pair, past the end, huge.
+fn entity() -> impl Strategy<Value = serde_json::Value> {
+    let n = prop_oneof![0usize..40, Just(usize::MAX), Just(u32::MAX as usize)];
+    let kind = prop_oneof![
+        Just("mention"),
+        Just("bold"),
+        Just("bot_command"),
+        Just("text_link"),
+        Just("pre"),
+    ];
+    (kind, n.clone(), n).prop_map(|(kind, offset, length)| {
+        serde_json::json!({"type": kind, "offset": offset, "length": length, "url": "https://x.test"})
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn any_update_json_is_answered_or_ignored_without_panic(body in prop::collection::vec(any::<u8>(), 0..300)) {
+        telegram_reply(&body)?;
+    }
+
+    #[test]
+    fn any_entity_offsets_are_survived(
+        text in chat_text(),
+        entities in prop::collection::vec(entity(), 0..6),
+        caption in any::<bool>(),
+        group in any::<bool>(),
+    ) {
+        let chat = if group {
+            serde_json::json!({"id": -100, "type": "supergroup", "title": "g"})
+        } else {
+            serde_json::json!({"id": 42, "type": "private", "first_name": "Li"})
+        };
+        let mut message = serde_json::json!({
+            "message_id": 1, "date": 1_700_000_000, "chat": chat,
+            "from": {"id": 42, "is_bot": false, "first_name": "Li"},
+        });
+        if caption {
+            message["photo"] = serde_json::json!([{"file_id": "f", "file_unique_id": "u", "width": 1, "height": 1}]);
+            message["caption"] = serde_json::json!(text);
+            message["caption_entities"] = serde_json::json!(entities);
+        } else {
+            message["text"] = serde_json::json!(text);
+            message["entities"] = serde_json::json!(entities);
+        }
+        let update = serde_json::json!({"update_id": 1, "message": message});
+        let parts = telegram_reply(update.to_string().as_bytes())?;
+        if !group && !text.trim().is_empty() && !text.trim_start().starts_with('/') {
+            prop_assert!(parts.is_some(), "a private question got no answer: {}", update);
+        }
     }
 }

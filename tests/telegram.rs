@@ -38,6 +38,9 @@ struct Fake {
     fail_get_me: AtomicUsize,
     /// How many getUpdates calls still fail: 500 and 429 (retry_after 1) in turn.
     fail_updates: AtomicUsize,
+    /// How many sendMessage calls still deliver the message but answer a 200 whose body
+    /// is cut short (not JSON).
+    garble_sends: AtomicUsize,
 }
 
 fn take_one(n: &AtomicUsize) -> Option<usize> {
@@ -176,6 +179,9 @@ async fn method(
             let chat = v["chat_id"].as_i64().expect("chat_id");
             let text = v["text"].as_str().expect("text").to_string();
             st.sent.lock().unwrap().push(v);
+            if take_one(&st.garble_sends).is_some() {
+                return (StatusCode::OK, r#"{"ok":true,"result":{"message_id":1"#).into_response();
+            }
             ok(json!({
                 "message_id": 10_000 + n, "date": 1_700_000_100, "chat": chat_json(chat),
                 "from": bot_user(), "text": text
@@ -286,7 +292,8 @@ async fn poll_through(app: &Services, st: &Arc<Fake>, last: impl Into<Option<i64
     let last = last.into();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let tg = app.settings.telegram.clone().expect("telegram settings");
-    let task = tokio::spawn(telegram::run_polling(app.chat.clone(), tg, async {
+    let ready = app.readiness.part("telegram");
+    let task = tokio::spawn(telegram::run_polling(app.chat.clone(), tg, ready, async {
         let _ = rx.await;
     }));
     wait_for(
@@ -306,6 +313,26 @@ async fn poll_through(app: &Services, st: &Arc<Fake>, last: impl Into<Option<i64
         .await
         .expect("polling stops at shutdown")
         .unwrap();
+}
+
+/// `telegram::start` in webhook mode: the router, returned at once.
+async fn start_webhook(app: &Services) -> axum::Router {
+    let started = tokio::time::timeout(
+        Duration::from_secs(2),
+        telegram::start(
+            &app.chat,
+            app.settings.telegram.as_ref().expect("telegram settings"),
+            app.readiness.part("telegram"),
+            std::future::pending(),
+        ),
+    )
+    .await
+    .expect("start returns at once")
+    .expect("started");
+    match started {
+        telegram::Started::Webhook(router) => router,
+        telegram::Started::Polling(_) => panic!("webhook mode returns the router"),
+    }
 }
 
 fn sent(st: &Fake) -> Vec<Value> {
@@ -558,20 +585,11 @@ async fn webhook_checks_the_secret_and_answers_a_retried_update_once() {
             Some("s3cret-token"),
         )),
     );
-    let router = tokio::time::timeout(
-        Duration::from_secs(10),
-        telegram::start(
-            &app.chat,
-            app.settings.telegram.as_ref().expect("telegram settings"),
-            std::future::pending(),
-        ),
-    )
-    .await
-    .unwrap()
-    .unwrap();
-    let telegram::Started::Webhook(router) = router else {
-        panic!("webhook mode returns the router")
-    };
+    let router = start_webhook(&app).await;
+    wait_for("the start-up calls", Duration::from_secs(10), || {
+        app.readiness.pending().is_empty()
+    })
+    .await;
     let hooks = st.webhooks.lock().unwrap().clone();
     assert_eq!(hooks.len(), 1);
     assert!(
@@ -818,4 +836,203 @@ async fn a_question_the_bot_cannot_answer_reaches_the_misses_log_and_the_report(
     let line = std::fs::read_to_string(&log).unwrap();
     assert!(line.contains("\"channel\":\"telegram\""), "{line}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An update whose bold entity starts inside the surrogate pair of "😀" (offset 1,
+/// length 2 in UTF-16 units): teloxide's own entity parsing panics on it.
+fn poison_update(update_id: i64, message_id: i64, chat: i64) -> Value {
+    let mut u = update(update_id, message_id, chat, chat, "😀 hi");
+    u["message"]["entities"] = json!([{"type": "bold", "offset": 1, "length": 2}]);
+    u
+}
+
+#[tokio::test]
+async fn a_poison_update_does_not_stop_polling() {
+    let (url, st) = fake().await;
+    let app = app(&url, None);
+    st.updates.lock().unwrap().extend([
+        poison_update(1000, 101, 777),
+        update(1001, 102, 777, 777, "T4 多少钱"),
+    ]);
+    poll_through(&app, &st, 1001).await;
+    let sent = sent(&st);
+    assert!(
+        sent.iter()
+            .any(|m| m["reply_parameters"]["message_id"] == json!(102)),
+        "the update after the poison one is answered: {sent:#?}"
+    );
+    assert_eq!(
+        app.chat
+            .store
+            .setting(telegram::OFFSET_KEY)
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("1002"),
+        "the offset moved past both"
+    );
+    let metrics = app.chat.metrics.render();
+    assert!(
+        metrics.contains("gpu_advisor_updates_dropped_total{channel=\"telegram\"} 0\n"),
+        "the entity is ignored, not the update: {metrics}"
+    );
+}
+
+#[test]
+fn bad_entity_offsets_are_ignored() {
+    let u: teloxide::types::Update =
+        serde_json::from_str(&poison_update(1, 1, 42).to_string()).expect("an update");
+    let m = telegram::inbound(
+        &u,
+        "gpu_advisor_bot",
+        teloxide::types::UserId(BOT_ID as u64),
+    )
+    .expect("a question");
+    assert_eq!(m.text, "😀 hi");
+    for (offset, length) in [(0, 1), (4, 99), (usize::MAX, 2), (2, usize::MAX)] {
+        let mut u = update(2, 2, 42, 42, "@gpu_advisor_bot 😀 hi");
+        u["message"]["entities"] = json!([{"type": "mention", "offset": offset, "length": length}]);
+        let u: teloxide::types::Update = serde_json::from_str(&u.to_string()).expect("an update");
+        let m = telegram::inbound(
+            &u,
+            "gpu_advisor_bot",
+            teloxide::types::UserId(BOT_ID as u64),
+        );
+        assert!(m.is_some(), "{offset} {length}");
+    }
+}
+
+#[tokio::test]
+async fn a_reply_whose_answer_is_garbled_is_not_sent_twice() {
+    let (url, st) = fake().await;
+    let app = app(&url, None);
+    // Telegram delivered the message; its 200 answer was cut short on the way back.
+    st.garble_sends.store(1, Ordering::SeqCst);
+    st.updates
+        .lock()
+        .unwrap()
+        .push(update(1100, 111, 888, 888, "4090 能跑 70B 吗"));
+    poll_through(&app, &st, 1100).await;
+    assert_eq!(st.send_attempts.load(Ordering::SeqCst), 1);
+    assert_eq!(sent(&st).len(), 1, "{:#?}", sent(&st));
+}
+
+#[tokio::test]
+async fn a_webhook_replica_started_during_an_api_outage_comes_up_when_it_ends() {
+    let (url, st) = fake().await;
+    let app = app(
+        &url,
+        Some(("https://bot.example.test/telegram/webhook", Some("s3cret"))),
+    );
+    // getMe fails until the outage ends below.
+    st.fail_get_me.store(1_000_000, Ordering::SeqCst);
+    let router = start_webhook(&app).await;
+    let (listener, base) = crate::support::listener().await;
+    tokio::spawn(server::serve(
+        listener,
+        app.router(vec![router]),
+        std::future::pending(),
+    ));
+    let client = reqwest::Client::new();
+    let deliver = || {
+        client
+            .post(format!("{base}/telegram/webhook"))
+            .header("content-type", "application/json")
+            .header("X-Telegram-Bot-Api-Secret-Token", "s3cret")
+            .body(update(1200, 121, 4343, 4343, "T4 多少钱").to_string())
+            .send()
+    };
+    let readyz = || client.get(format!("{base}/readyz")).send();
+    // getMe is still failing: the route exists but is not ready, nor is the replica.
+    assert_eq!(deliver().await.unwrap().status(), 503);
+    assert_eq!(readyz().await.unwrap().status(), 503);
+    let forged = client
+        .post(format!("{base}/telegram/webhook"))
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 401, "the secret is checked first");
+    assert_eq!(
+        client
+            .get(format!("{base}/healthz"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    assert!(sent(&st).is_empty());
+    wait_for("getMe tried again", Duration::from_secs(10), || {
+        st.methods
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|m| *m == "getme")
+            .count()
+            >= 3
+    })
+    .await;
+    assert_eq!(readyz().await.unwrap().status(), 503);
+    assert_eq!(deliver().await.unwrap().status(), 503);
+    // The Bot API is back.
+    st.fail_get_me.store(0, Ordering::SeqCst);
+    wait_for("the start-up calls", Duration::from_secs(20), || {
+        app.readiness.pending().is_empty()
+    })
+    .await;
+    assert_eq!(readyz().await.unwrap().status(), 200);
+    assert_eq!(st.webhooks.lock().unwrap().len(), 1);
+    assert_eq!(deliver().await.unwrap().status(), 200);
+    wait_for("the reply", Duration::from_secs(10), || {
+        !sent(&st).is_empty()
+    })
+    .await;
+    let methods = st.methods.lock().unwrap().clone();
+    let at = |name: &str| methods.iter().position(|m| m == name).expect(name);
+    assert!(at("setmycommands") < at("setwebhook"), "{methods:?}");
+}
+
+#[tokio::test]
+async fn webhook_mode_without_a_secret_does_not_start() {
+    let (url, _st) = fake().await;
+    let app = app(
+        &url,
+        Some(("https://bot.example.test/telegram/webhook", None)),
+    );
+    let started = telegram::start(
+        &app.chat,
+        app.settings.telegram.as_ref().expect("telegram settings"),
+        app.readiness.part("telegram"),
+        std::future::pending(),
+    )
+    .await;
+    let Err(e) = started else {
+        panic!("webhook mode started without a secret")
+    };
+    assert!(e.contains("TELEGRAM_WEBHOOK_SECRET"), "{e}");
+}
+
+#[tokio::test]
+async fn polling_is_ready_once_get_me_works() {
+    let (url, st) = fake().await;
+    let app = app(&url, None);
+    st.fail_get_me.store(2, Ordering::SeqCst);
+    let tg = app.settings.telegram.clone().expect("telegram settings");
+    let ready = app.readiness.part("telegram");
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(telegram::run_polling(app.chat.clone(), tg, ready, async {
+        let _ = rx.await;
+    }));
+    assert_eq!(app.readiness.pending(), ["telegram"]);
+    wait_for("ready", Duration::from_secs(20), || {
+        app.readiness.pending().is_empty()
+    })
+    .await;
+    assert_eq!(st.fail_get_me.load(Ordering::SeqCst), 0);
+    tx.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(5), task)
+        .await
+        .expect("polling stops at shutdown")
+        .unwrap();
 }

@@ -37,6 +37,9 @@ pub struct Metrics {
     pub reloads: AtomicU64,
     /// The store's failed calls and whether it is up (kept by `store::Observed`).
     pub store: Arc<Health>,
+    /// Platform updates skipped because handling them panicked, by channel (in the
+    /// order of Channel::ALL).
+    updates_dropped: [AtomicU64; Channel::ALL.len()],
 }
 
 impl Metrics {
@@ -78,6 +81,10 @@ impl Metrics {
         }
     }
 
+    pub fn update_dropped(&self, channel: Channel) {
+        self.updates_dropped[channel::index(channel)].fetch_add(1, Ordering::Relaxed);
+    }
+
     pub fn http(&self, route: &str, status: u16) {
         let mut m = self.http.lock().unwrap_or_else(|e| e.into_inner());
         match m.get_mut(route) {
@@ -116,6 +123,15 @@ impl Metrics {
             let _ = writeln!(
                 o,
                 "gpu_advisor_duplicates_total{{channel=\"{c}\"}} {}",
+                v(n)
+            );
+        }
+        o.push_str("# HELP gpu_advisor_updates_dropped_total Platform updates skipped because handling them panicked.\n# TYPE gpu_advisor_updates_dropped_total counter\n");
+        for (c, n) in Channel::ALL.iter().zip(&self.updates_dropped) {
+            let _ = writeln!(
+                o,
+                "gpu_advisor_updates_dropped_total{{channel=\"{}\"}} {}",
+                c.id(),
                 v(n)
             );
         }

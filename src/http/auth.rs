@@ -39,14 +39,21 @@ fn ct_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && bool::from(a.ct_eq(b))
 }
 
+/// The credentials of `Authorization: <scheme> <credentials>` when the scheme is
+/// `Bearer`, matched case-insensitively (RFC 7235 §2.1), spaces around either tolerated.
+fn bearer_token(header: &str) -> Option<&str> {
+    let h = header.trim_start();
+    let (scheme, rest) = h.split_once([' ', '\t'])?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| rest.trim())
+        .filter(|t| !t.is_empty())
+}
+
 /// `Authorization: Bearer T` against the accepted tokens.
 pub fn bearer(header: Option<&str>, tokens: &[Secret]) -> Result<(), AuthError> {
     let h = header.ok_or(AuthError::Missing)?;
-    let t = h
-        .strip_prefix("Bearer ")
-        .or_else(|| h.strip_prefix("bearer "))
-        .ok_or(AuthError::BadToken)?
-        .trim();
+    let t = bearer_token(h).ok_or(AuthError::BadToken)?;
     // Check every token (no early exit) so timing does not tell which one is close.
     let ok = tokens.iter().fold(false, |acc, s| {
         acc | ct_eq(t.as_bytes(), s.expose().as_bytes())
@@ -82,7 +89,8 @@ pub fn signature(
         return Err(AuthError::Missing);
     };
     let t: i64 = ts.trim().parse().map_err(|_| AuthError::BadTimestamp)?;
-    if (now_unix - t).abs() > MAX_SKEW_SECS {
+    // abs_diff: `now - t` overflows for a timestamp near i64::MIN (and wrapped to "fresh").
+    if now_unix.abs_diff(t) > MAX_SKEW_SECS.unsigned_abs() {
         return Err(AuthError::StaleTimestamp);
     }
     let given = sig.trim().to_ascii_lowercase();
@@ -179,5 +187,37 @@ mod tests {
         assert_eq!(bearer(Some("Bearer b3"), &t), Err(AuthError::BadToken));
         assert_eq!(bearer(Some("Basic b2"), &t), Err(AuthError::BadToken));
         assert_eq!(bearer(None, &t), Err(AuthError::Missing));
+    }
+
+    #[test]
+    fn bearer_scheme_is_case_insensitive_and_spaces_are_tolerated() {
+        let t = secrets(&["a1"]);
+        for h in [
+            "BEARER a1",
+            "bEaReR a1",
+            "Bearer   a1",
+            "  Bearer a1  ",
+            "Bearer\ta1",
+        ] {
+            assert_eq!(bearer(Some(h), &t), Ok(()), "{h:?}");
+        }
+        for h in ["Bearera1", "Bearer", "Bearer   ", "Bearer a2", "Token a1"] {
+            assert_eq!(bearer(Some(h), &t), Err(AuthError::BadToken), "{h:?}");
+        }
+    }
+
+    #[test]
+    fn a_timestamp_far_in_the_past_is_stale_not_fresh() {
+        let body = b"{}";
+        let s = secrets(&["k"]);
+        let now = 1_700_000_000i64;
+        for t in [now + i64::MIN, i64::MIN, i64::MAX, -1] {
+            let ts = t.to_string();
+            assert_eq!(
+                signature(Some(&sign("k", &ts, body)), Some(&ts), body, &s, now),
+                Err(AuthError::StaleTimestamp),
+                "{ts}"
+            );
+        }
     }
 }

@@ -91,8 +91,10 @@ fn authorize<'a>(
     body: &[u8],
 ) -> Result<Caller<'a>, &'static str> {
     if s.ask_is_open() {
-        return if peer.ip().is_loopback() {
-            Ok(Caller::Local(peer.ip()))
+        // A dual-stack listener ([::]) sees 127.0.0.1 as ::ffff:127.0.0.1.
+        let ip = peer.ip().to_canonical();
+        return if ip.is_loopback() {
+            Ok(Caller::Local(ip))
         } else {
             Err("no credentials configured: open to 127.0.0.1 only")
         };

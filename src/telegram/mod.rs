@@ -5,15 +5,26 @@
 //!   the store under `telegram:offset` after every handled update, so a restart neither
 //!   answers an update twice nor loses one;
 //! - a webhook (`webhook_routes`, when `TELEGRAM_WEBHOOK_URL` is set): `POST
-//!   /telegram/webhook`, checked against `TELEGRAM_WEBHOOK_SECRET`, acknowledged at once and
-//!   handled in a task.
+//!   /telegram/webhook`, checked against `TELEGRAM_WEBHOOK_SECRET` (required), acknowledged
+//!   at once and handled in a task.
 //!
 //! Duplicate deliveries (a webhook retry, an update served again) are caught by the app
 //! layer's dedupe on (platform, chat id, message id): a message id is unique in its chat.
-//! Every call to the Bot API goes through `send_with_retry` (flood control and transient
-//! failures). It must not decide whether or what to answer: that is `app::Chat`'s.
+//! Replies go through `send_with_retry` (flood control and transient failures; a message
+//! is sent again only when the first try surely did not get through); start-up calls
+//! (`getMe`, `setMyCommands`, `setWebhook`) are tried until they work or shutdown, and
+//! until then the adapter's `Ready` is not set (`/readyz` answers 503) and the webhook
+//! answers 503.
+//! Each update is handled in its own task: one that panics is logged, counted in
+//! `gpu_advisor_updates_dropped_total` and skipped, and polling goes on past it.
+//! It must not decide whether or what to answer: that is `app::Chat`'s.
 
-use crate::app::{command, Channel, Chat, Command, Inbound, Outcome, Parsed};
+mod entities;
+pub mod offline;
+
+pub use entities::entity_texts;
+
+use crate::app::{command, Channel, Chat, Command, Inbound, Outcome, Parsed, Ready};
 use crate::config;
 use crate::render;
 use axum::body::Bytes;
@@ -23,7 +34,7 @@ use axum::routing::post;
 use axum::Router;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::Poll;
 use std::time::Duration;
 use teloxide::payloads::setters::*;
@@ -44,6 +55,8 @@ pub const WEBHOOK_PATH: &str = "/telegram/webhook";
 pub const SECRET_HEADER: &str = "x-telegram-bot-api-secret-token";
 /// Tries of one Bot API call before giving up.
 pub const MAX_TRIES: u32 = 5;
+/// The first pause between tries of a start-up call (then doubled, up to 30 s).
+const FIRST_SETUP_WAIT: Duration = Duration::from_millis(500);
 /// The first back-off after a network or server error (then doubled).
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 /// Longest wait between `getUpdates` retries.
@@ -107,8 +120,11 @@ fn contains_mention(text: &str, name: &str) -> bool {
 /// caption, service messages, other bots).
 pub fn message_inbound(msg: &Message, bot_username: &str, bot_id: UserId) -> Option<Inbound> {
     let (text, entities) = match (msg.text(), msg.caption()) {
-        (Some(t), _) => (t, msg.parse_entities().unwrap_or_default()),
-        (None, Some(c)) => (c, msg.parse_caption_entities().unwrap_or_default()),
+        (Some(t), _) => (t, entity_texts(t, msg.entities().unwrap_or_default())),
+        (None, Some(c)) => (
+            c,
+            entity_texts(c, msg.caption_entities().unwrap_or_default()),
+        ),
         (None, None) => return None,
     };
     if text.trim().is_empty() {
@@ -122,9 +138,9 @@ pub fn message_inbound(msg: &Message, bot_username: &str, bot_id: UserId) -> Opt
     };
     let at = format!("@{bot_username}");
     let mentions_bot = contains_mention(text, bot_username)
-        || entities.iter().any(|e| match e.kind() {
+        || entities.iter().any(|(kind, covered)| match kind {
             MessageEntityKind::Mention => {
-                !bot_username.is_empty() && e.text().eq_ignore_ascii_case(&at)
+                !bot_username.is_empty() && covered.eq_ignore_ascii_case(&at)
             }
             MessageEntityKind::TextMention { user } => user.id == bot_id,
             _ => false,
@@ -167,15 +183,35 @@ fn likely_answered(m: &Inbound) -> bool {
     !m.group || m.mentions_bot || m.replies_to_bot || m.text.trim_start().starts_with('/')
 }
 
-/// Worth trying again: flood control, network errors, server errors (Telegram's 5xx
-/// bodies, or a proxy's non-JSON error page).
-fn retry_delay(e: &RequestError, backoff: Duration) -> Option<Duration> {
-    match e {
-        RequestError::RetryAfter(s) => Some(s.duration().max(Duration::from_millis(100))),
-        RequestError::Network(_) | RequestError::InvalidJson { .. } | RequestError::Io(_) => {
-            Some(backoff)
-        }
-        RequestError::Api(ApiError::Unknown(d)) => {
+/// Whether a Bot API call may be made again after a failure that may have reached
+/// Telegram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retry {
+    /// Reads and settings (`getMe`, `getUpdates`, `setWebhook`, …): the same call twice
+    /// does no harm, so any transient failure is tried again.
+    Idempotent,
+    /// `sendMessage`: tried again only when the first try surely did not get through
+    /// (flood control, a connection never made). A timeout, a 5xx or an answer that is
+    /// not JSON may follow a delivered message: trying again would send it twice.
+    Delivery,
+}
+
+/// Worth trying again: flood control, and for idempotent calls network errors and
+/// server errors (Telegram's 5xx bodies, or a proxy's non-JSON error page).
+fn retry_delay(e: &RequestError, backoff: Duration, retry: Retry) -> Option<Duration> {
+    match (e, retry) {
+        (RequestError::RetryAfter(s), _) => Some(s.duration().max(Duration::from_millis(100))),
+        (RequestError::Network(n), Retry::Delivery) => n.is_connect().then_some(backoff),
+        (RequestError::Api(ApiError::Unknown(d)), Retry::Delivery) => d
+            .to_ascii_lowercase()
+            .contains("too many requests")
+            .then_some(backoff),
+        (_, Retry::Delivery) => None,
+        (
+            RequestError::Network(_) | RequestError::InvalidJson { .. } | RequestError::Io(_),
+            Retry::Idempotent,
+        ) => Some(backoff),
+        (RequestError::Api(ApiError::Unknown(d)), Retry::Idempotent) => {
             let d = d.to_ascii_lowercase();
             let server = [
                 "internal server error",
@@ -191,9 +227,13 @@ fn retry_delay(e: &RequestError, backoff: Duration) -> Option<Duration> {
 }
 
 /// Runs a Bot API call, trying again on `RetryAfter` (after the time Telegram asks for)
-/// and on network and server errors (after 0.5 s, 1 s, 2 s, 4 s), at most `MAX_TRIES`
-/// times in all.
-pub async fn send_with_retry<T, F, Fut>(what: &str, mut call: F) -> Result<T, RequestError>
+/// and, as `retry` allows, on network and server errors (after 0.5 s, 1 s, 2 s, 4 s), at
+/// most `MAX_TRIES` times in all.
+pub async fn send_with_retry<T, F, Fut>(
+    what: &str,
+    retry: Retry,
+    mut call: F,
+) -> Result<T, RequestError>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, RequestError>>,
@@ -204,7 +244,7 @@ where
         tries += 1;
         match call().await {
             Ok(v) => return Ok(v),
-            Err(e) => match retry_delay(&e, backoff) {
+            Err(e) => match retry_delay(&e, backoff, retry) {
                 Some(wait) if tries < MAX_TRIES => {
                     tracing::warn!(method = what, error = %e, try_ = tries, wait_ms = wait.as_millis() as u64, "telegram call failed; trying again");
                     tokio::time::sleep(wait).await;
@@ -259,12 +299,18 @@ async fn send_parts(bot: &Bot, msg: &Message, parts: Vec<String>) -> Result<(), 
             }
             r
         };
-        match send_with_retry("sendMessage", || request(part.clone(), true).send()).await {
+        let sent = send_with_retry("sendMessage", Retry::Delivery, || {
+            request(part.clone(), true).send()
+        });
+        match sent.await {
             Ok(_) => {}
             Err(RequestError::Api(ApiError::CantParseEntities(e))) => {
                 tracing::warn!(error = %e, "telegram refused our HTML; sending plain text");
                 let plain = html_to_plain(&part);
-                send_with_retry("sendMessage", || request(plain.clone(), false).send()).await?;
+                send_with_retry("sendMessage", Retry::Delivery, || {
+                    request(plain.clone(), false).send()
+                })
+                .await?;
             }
             Err(e) => return Err(e),
         }
@@ -372,9 +418,8 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// `setMyCommands`: English as the default, Chinese for `zh` clients. Failures are
-/// logged: the bot works without a menu.
-pub async fn register_commands(bot: &Bot) {
+/// `setMyCommands`: English as the default, Chinese for `zh` clients (one try each).
+pub async fn register_commands(bot: &Bot) -> Result<(), RequestError> {
     let en: Vec<BotCommand> = COMMANDS
         .iter()
         .map(|(c, en, _)| BotCommand::new(*c, *en))
@@ -383,41 +428,30 @@ pub async fn register_commands(bot: &Bot) {
         .iter()
         .map(|(c, _, zh)| BotCommand::new(*c, *zh))
         .collect();
-    if let Err(e) =
-        send_with_retry("setMyCommands", || bot.set_my_commands(en.clone()).send()).await
-    {
-        tracing::warn!(error = %e, "cannot register the Telegram commands");
-    }
-    if let Err(e) = send_with_retry("setMyCommands", || {
-        bot.set_my_commands(zh.clone()).language_code("zh").send()
-    })
-    .await
-    {
-        tracing::warn!(error = %e, "cannot register the Telegram commands (zh)");
-    }
+    bot.set_my_commands(en).send().await?;
+    bot.set_my_commands(zh).language_code("zh").send().await?;
+    Ok(())
 }
 
-/// `getMe`: the bot's user name (lowercase) and id.
+/// `getMe`: the bot's user name (lowercase) and id (one try).
 pub async fn get_me(bot: &Bot) -> Result<Me, RequestError> {
-    let me = send_with_retry("getMe", || bot.get_me().send()).await?;
+    let me = bot.get_me().send().await?;
     Ok((me.username().to_lowercase(), me.user.id))
 }
 
-/// `setWebhook` with the secret Telegram will send back in `X-Telegram-Bot-Api-Secret-Token`.
-pub async fn set_webhook(bot: &Bot, url: &str, secret: Option<&str>) -> Result<(), String> {
-    let url = reqwest::Url::parse(url).map_err(|e| format!("TELEGRAM_WEBHOOK_URL: {e}"))?;
-    send_with_retry("setWebhook", || {
-        let mut r = bot
-            .set_webhook(url.clone())
-            .allowed_updates(vec![AllowedUpdate::Message]);
-        if let Some(s) = secret {
-            r = r.secret_token(s);
-        }
-        r.send()
-    })
-    .await
-    .map(|_| ())
-    .map_err(|e| format!("Telegram setWebhook: {e}"))
+/// `setWebhook` (one try) with the secret Telegram sends back in
+/// `X-Telegram-Bot-Api-Secret-Token`.
+pub async fn set_webhook(
+    bot: &Bot,
+    url: &reqwest::Url,
+    secret: &config::Secret,
+) -> Result<(), RequestError> {
+    bot.set_webhook(url.clone())
+        .allowed_updates(vec![AllowedUpdate::Message])
+        .secret_token(secret.expose())
+        .send()
+        .await
+        .map(|_| ())
 }
 
 /// A shutdown future that can be asked "has it fired?" more than once.
@@ -458,23 +492,62 @@ impl<F: Future<Output = ()>> Shutdown<F> {
     }
 }
 
-/// Until it works or shutdown: a setup call, with growing pauses between tries.
+/// Until it works or shutdown: a start-up call, with growing pauses between tries
+/// (0.5 s doubling up to 30 s, or as long as flood control asks).
 async fn until_ok<T, F, Fut, S>(what: &str, stop: &mut Shutdown<S>, mut call: F) -> Option<T>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, RequestError>>,
     S: Future<Output = ()>,
 {
-    let mut wait = Duration::from_secs(1);
+    let mut wait = FIRST_SETUP_WAIT;
     loop {
         match stop.race(call()).await? {
             Ok(v) => return Some(v),
             Err(e) => {
-                tracing::error!(method = what, error = %e, wait_s = wait.as_secs(), "telegram start-up call failed; trying again");
-                stop.race(tokio::time::sleep(wait)).await?;
+                let pause = match &e {
+                    RequestError::RetryAfter(s) => s.duration().max(wait),
+                    _ => wait,
+                };
+                tracing::error!(method = what, error = %e, wait_ms = pause.as_millis() as u64, "telegram start-up call failed; trying again");
+                stop.race(tokio::time::sleep(pause)).await?;
                 wait = (wait * 2).min(MAX_POLL_BACKOFF);
             }
         }
+    }
+}
+
+/// Answers one update in a task of its own, so that a panic while handling it (a
+/// malformed update tripping a library) is caught: logged, counted in
+/// `gpu_advisor_updates_dropped_total{channel="telegram"}` and skipped. The caller goes
+/// on with the next update either way.
+async fn answer_guarded(bot: &Bot, chat: &Chat, bot_id: UserId, update: Update) {
+    let id = update.id.0;
+    let (b, c) = (bot.clone(), chat.clone());
+    guarded(
+        chat,
+        id,
+        async move { answer_as(&b, &c, bot_id, update).await },
+    )
+    .await;
+}
+
+/// Runs `handling` (update `id`) in its own task; see [`answer_guarded`].
+async fn guarded<F>(chat: &Chat, id: u32, handling: F)
+where
+    F: Future<Output = Result<(), RequestError>> + Send + 'static,
+{
+    match tokio::spawn(handling).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::warn!(error = %e, update = id, "telegram reply not delivered"),
+        Err(e) if e.is_panic() => {
+            tracing::error!(
+                update = id,
+                "telegram update handling panicked; update skipped"
+            );
+            chat.metrics.update_dropped(Channel::Telegram);
+        }
+        Err(e) => tracing::warn!(error = %e, update = id, "telegram update handling cancelled"),
     }
 }
 
@@ -536,10 +609,7 @@ async fn poll_loop<S: Future<Output = ()>>(chat: &Chat, bot: Bot, me: Me, stop: 
             if offset.is_some_and(|o| next <= o) {
                 continue; // already handled (a server that ignored the offset)
             }
-            let id = update.id.0;
-            if let Err(e) = answer_as(&bot, &chat, me.1, update).await {
-                tracing::warn!(error = %e, update = id, "telegram reply not delivered");
-            }
+            answer_guarded(&bot, &chat, me.1, update).await;
             offset = Some(next);
             if let Err(e) = chat.store.set_setting(OFFSET_KEY, &next.to_string()).await {
                 tracing::warn!(error = %e, "store unavailable: Telegram offset not saved");
@@ -555,9 +625,27 @@ async fn poll_loop<S: Future<Output = ()>>(chat: &Chat, bot: Bot, me: Me, stop: 
     tracing::info!("telegram long polling stopped");
 }
 
-/// Long polling until `shutdown`: builds the bot from the settings, `deleteWebhook`,
-/// `getMe`, `setMyCommands`, then `getUpdates` in a loop (see `poll_loop`).
-pub async fn run_polling(chat: Chat, tg: config::Telegram, shutdown: impl Future<Output = ()>) {
+/// `setMyCommands` until it works, except that an error Telegram will give again (the
+/// menu refused) is logged and passed over: the bot works without a menu.
+async fn commands_or_give_up(bot: &Bot) -> Result<(), RequestError> {
+    match register_commands(bot).await {
+        Err(e) if retry_delay(&e, Duration::ZERO, Retry::Idempotent).is_none() => {
+            tracing::warn!(error = %e, "cannot register the Telegram commands");
+            Ok(())
+        }
+        r => r,
+    }
+}
+
+/// Long polling until `shutdown`: builds the bot from the settings, `getMe` (then
+/// `ready` is set), `setMyCommands`, `deleteWebhook`, then `getUpdates` in a loop (see
+/// `poll_loop`). Start-up calls are tried until they work or shutdown.
+pub async fn run_polling(
+    chat: Chat,
+    tg: config::Telegram,
+    ready: Ready,
+    shutdown: impl Future<Output = ()>,
+) {
     let bot = match bot(&tg) {
         Ok(b) => b,
         Err(e) => {
@@ -569,18 +657,23 @@ pub async fn run_polling(chat: Chat, tg: config::Telegram, shutdown: impl Future
     let Some(me) = until_ok("getMe", &mut stop, || get_me(&bot)).await else {
         return;
     };
-    if stop.race(register_commands(&bot)).await.is_none() {
+    ready.set();
+    if until_ok("setMyCommands", &mut stop, || commands_or_give_up(&bot))
+        .await
+        .is_none()
+    {
         return;
     }
     poll_loop(&chat, bot, me, &mut stop).await;
 }
 
+/// The webhook's state: the secret always; the bot's identity once the start-up calls
+/// have worked (until then deliveries get 503 and Telegram delivers them again later).
 #[derive(Clone)]
 struct Hook {
-    secret: Option<config::Secret>,
+    secret: config::Secret,
     bot: Bot,
-    chat: Arc<Chat>,
-    bot_id: UserId,
+    up: Arc<OnceLock<(Chat, UserId)>>,
 }
 
 fn secret_matches(expected: &str, got: Option<&[u8]>) -> bool {
@@ -592,12 +685,13 @@ fn secret_matches(expected: &str, got: Option<&[u8]>) -> bool {
 }
 
 async fn webhook(AxState(h): AxState<Hook>, headers: HeaderMap, body: Bytes) -> StatusCode {
-    if let Some(s) = &h.secret {
-        let got = headers.get(SECRET_HEADER).map(|v| v.as_bytes());
-        if !secret_matches(s.expose(), got) {
-            return StatusCode::UNAUTHORIZED;
-        }
+    let got = headers.get(SECRET_HEADER).map(|v| v.as_bytes());
+    if !secret_matches(h.secret.expose(), got) {
+        return StatusCode::UNAUTHORIZED;
     }
+    let Some((chat, bot_id)) = h.up.get().cloned() else {
+        return StatusCode::SERVICE_UNAVAILABLE;
+    };
     let update: Update = match serde_json::from_slice(&body) {
         Ok(u) => u,
         Err(e) => {
@@ -605,69 +699,93 @@ async fn webhook(AxState(h): AxState<Hook>, headers: HeaderMap, body: Bytes) -> 
             return StatusCode::BAD_REQUEST;
         }
     };
-    tokio::spawn(async move {
-        let id = update.id.0;
-        if let Err(e) = answer_as(&h.bot, &h.chat, h.bot_id, update).await {
-            tracing::warn!(error = %e, update = id, "telegram reply not delivered");
-        }
-    });
+    tokio::spawn(async move { answer_guarded(&h.bot, &chat, bot_id, update).await });
     StatusCode::OK
 }
 
-/// `POST /telegram/webhook`: the secret header checked in constant time (401), the
-/// update parsed (400), acknowledged with 200 at once and answered in a task.
-pub fn webhook_routes(chat: &Chat, secret: Option<config::Secret>, bot: Bot, me: Me) -> Router {
-    if secret.is_none() {
-        tracing::warn!("TELEGRAM_WEBHOOK_SECRET is not set: {WEBHOOK_PATH} accepts any caller");
-    }
-    let hook = Hook {
-        secret,
-        bot,
-        chat: Arc::new(chat.named(&me.0)),
-        bot_id: me.1,
-    };
+/// `POST /telegram/webhook`: the secret header checked in constant time (401), 503 until
+/// `up` holds the bot's identity, the update parsed (400), acknowledged with 200 at once
+/// and answered in a task.
+fn webhook_routes(secret: config::Secret, bot: Bot, up: Arc<OnceLock<(Chat, UserId)>>) -> Router {
     Router::new()
         .route(WEBHOOK_PATH, post(webhook))
-        .with_state(hook)
+        .with_state(Hook { secret, bot, up })
+}
+
+/// Webhook mode's start-up calls, each until it works or shutdown: `getMe`,
+/// `setMyCommands`, `setWebhook`; then the webhook takes updates and `ready` is set.
+async fn set_up_webhook(
+    chat: Chat,
+    bot: Bot,
+    url: reqwest::Url,
+    secret: config::Secret,
+    up: Arc<OnceLock<(Chat, UserId)>>,
+    ready: Ready,
+    shutdown: impl Future<Output = ()>,
+) {
+    let mut stop = Shutdown::new(shutdown);
+    let Some(me) = until_ok("getMe", &mut stop, || get_me(&bot)).await else {
+        return;
+    };
+    if until_ok("setMyCommands", &mut stop, || commands_or_give_up(&bot))
+        .await
+        .is_none()
+    {
+        return;
+    }
+    let set = until_ok("setWebhook", &mut stop, || set_webhook(&bot, &url, &secret)).await;
+    if set.is_none() {
+        return;
+    }
+    tracing::info!(bot = %me.0, "telegram webhook set");
+    let _ = up.set((chat.named(&me.0), me.1));
+    ready.set();
 }
 
 /// How the adapter runs once started.
 pub enum Started {
-    /// Webhook mode: the router to merge into the HTTP server.
+    /// Webhook mode: the router to merge into the HTTP server (mounted at once; 503
+    /// until the start-up calls have worked).
     Webhook(Router),
     /// Long polling in a task; it ends after shutdown with the offset saved.
     Polling(tokio::task::JoinHandle<()>),
 }
 
-/// Starts the adapter for `serve`. Webhook mode: `getMe`, the command menu and
-/// `setWebhook` now (the router is returned). Long polling: a task that retries `getMe`
-/// until the Bot API answers (a Telegram outage at start-up delays the bot, it does not
-/// stop it), then polls until `shutdown`.
+/// Starts the adapter for `serve`; `ready` is set once the Bot API has answered.
+/// Webhook mode (needs `TELEGRAM_WEBHOOK_SECRET`): the router is returned at once and a
+/// task makes the start-up calls, trying each until it works (a Telegram outage at
+/// start-up delays the bot, it does not stop it). Long polling: a task that does the
+/// same, then polls until `shutdown`.
 pub async fn start(
     chat: &Chat,
     tg: &config::Telegram,
+    ready: Ready,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<Started, String> {
     let tg = tg.clone();
     let bot = bot(&tg)?;
     match &tg.webhook_url {
         Some(url) => {
-            let me = get_me(&bot)
-                .await
-                .map_err(|e| format!("Telegram getMe: {e}"))?;
-            register_commands(&bot).await;
-            set_webhook(&bot, url, tg.webhook_secret.as_ref().map(|s| s.expose())).await?;
-            tracing::info!(bot = %me.0, "telegram webhook set");
-            Ok(Started::Webhook(webhook_routes(
-                chat,
-                tg.webhook_secret.clone(),
-                bot,
-                me,
-            )))
+            let url = reqwest::Url::parse(url).map_err(|e| format!("TELEGRAM_WEBHOOK_URL: {e}"))?;
+            let secret = tg.webhook_secret.clone().ok_or(
+                "TELEGRAM_WEBHOOK_URL needs TELEGRAM_WEBHOOK_SECRET: webhook mode not started",
+            )?;
+            let up = Arc::new(OnceLock::new());
+            tokio::spawn(set_up_webhook(
+                chat.clone(),
+                bot.clone(),
+                url,
+                secret.clone(),
+                Arc::clone(&up),
+                ready,
+                shutdown,
+            ));
+            Ok(Started::Webhook(webhook_routes(secret, bot, up)))
         }
         None => Ok(Started::Polling(tokio::spawn(run_polling(
             chat.clone(),
             tg,
+            ready,
             shutdown,
         )))),
     }
@@ -712,23 +830,39 @@ mod tests {
     #[test]
     fn retries_only_what_may_pass() {
         let b = Duration::from_secs(1);
-        assert_eq!(
-            retry_delay(
-                &RequestError::RetryAfter(teloxide::types::Seconds::from_seconds(3)),
-                b
-            ),
-            Some(Duration::from_secs(3))
-        );
-        assert_eq!(
-            retry_delay(
-                &RequestError::Api(ApiError::Unknown("Internal Server Error".into())),
-                b
-            ),
-            Some(b)
-        );
-        assert_eq!(
-            retry_delay(&RequestError::Api(ApiError::ChatNotFound), b),
-            None
+        let flood = RequestError::RetryAfter(teloxide::types::Seconds::from_seconds(3));
+        let server = RequestError::Api(ApiError::Unknown("Internal Server Error".into()));
+        let garbled = RequestError::InvalidJson {
+            source: serde_json::from_str::<u8>("{").unwrap_err().into(),
+            raw: "{\"ok\":tr".into(),
+        };
+        for retry in [Retry::Idempotent, Retry::Delivery] {
+            assert_eq!(retry_delay(&flood, b, retry), Some(Duration::from_secs(3)));
+            let not_found = RequestError::Api(ApiError::ChatNotFound);
+            assert_eq!(retry_delay(&not_found, b, retry), None);
+        }
+        assert_eq!(retry_delay(&server, b, Retry::Idempotent), Some(b));
+        assert_eq!(retry_delay(&garbled, b, Retry::Idempotent), Some(b));
+        // A message may have been delivered before these: never sent twice.
+        assert_eq!(retry_delay(&server, b, Retry::Delivery), None);
+        assert_eq!(retry_delay(&garbled, b, Retry::Delivery), None);
+    }
+
+    #[tokio::test]
+    async fn a_panicking_update_is_counted_and_skipped() {
+        let chat = crate::server::Services::build(
+            crate::data::embedded(),
+            crate::config::Settings::default(),
+        )
+        .expect("services")
+        .chat;
+        guarded(&chat, 1, async { Ok(()) }).await;
+        guarded(&chat, 2, async { panic!("a poison update") }).await;
+        guarded(&chat, 3, async { Ok(()) }).await;
+        let text = chat.metrics.render();
+        assert!(
+            text.contains("gpu_advisor_updates_dropped_total{channel=\"telegram\"} 1\n"),
+            "{text}"
         );
     }
 }

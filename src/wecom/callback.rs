@@ -3,7 +3,7 @@
 //! robot webhook when one is configured. Retries of the same message get the same reply.
 
 use super::robot::Robot;
-use super::{text_reply_xml, WecomCrypto, WecomError};
+use super::{parse_inbound_message, text_reply_xml, InboundMessage, WecomCrypto, WecomError};
 use crate::app::{Channel, Chat, Inbound, Outcome};
 use crate::render::{plain_text, split_bytes};
 use axum::extract::{Query, State as AxState};
@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use serde::Deserialize;
+use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -52,15 +53,50 @@ pub struct CallbackQuery {
 fn status_for(e: &WecomError) -> StatusCode {
     match e {
         WecomError::BadSignature => StatusCode::UNAUTHORIZED,
-        WecomError::WrongReceiveId => StatusCode::FORBIDDEN,
         WecomError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         _ => StatusCode::BAD_REQUEST,
     }
 }
 
+/// The one answer to every failure after the signature checked out (base64, AES,
+/// padding, length field, receive id, UTF-8, message XML, echostr shape).
+pub const UNDECRYPTABLE: &str = "wecom: cannot decrypt the message";
+
 fn reject(e: WecomError) -> Response {
+    if e.is_decryption() {
+        return undecryptable(e);
+    }
     tracing::warn!(error = %e, "wecom callback rejected");
     (status_for(&e), e.to_string()).into_response()
+}
+
+/// A signed ciphertext that does not open: the detail goes to the debug log only, the
+/// sender gets [`UNDECRYPTABLE`] whatever went wrong, so the response tells nothing
+/// about the plaintext (no padding oracle).
+fn undecryptable(e: WecomError) -> Response {
+    tracing::debug!(error = %e, "wecom callback: signed but not decryptable");
+    tracing::warn!("wecom callback rejected: signed but not decryptable");
+    (StatusCode::BAD_REQUEST, UNDECRYPTABLE).into_response()
+}
+
+/// The dedupe key of a message, also its delivery id: WeCom's MsgId, else a hash of
+/// sender, chat, time and content (two messages of one second are two messages).
+fn delivery_key(msg: &InboundMessage) -> String {
+    if let Some(id) = msg.msg_id.as_deref().filter(|id| !id.is_empty()) {
+        return format!("wecom:{id}");
+    }
+    let mut h = Sha256::new();
+    for part in [
+        msg.from_user.as_str(),
+        msg.chat_id.as_deref().unwrap_or(""),
+        &msg.create_time.to_string(),
+        msg.content.as_deref().unwrap_or(""),
+    ] {
+        // Length-prefixed, so that no two field lists hash the same bytes.
+        h.update((part.len() as u64).to_be_bytes());
+        h.update(part.as_bytes());
+    }
+    format!("wecom:h:{}", hex::encode(&h.finalize()[..16]))
 }
 
 /// `GET /wecom/callback`: verify and return the decrypted echostr.
@@ -104,19 +140,20 @@ pub async fn message(
         )
             .into_response();
     };
-    let msg = match c.decrypt_message(&sig, &ts, &nonce, &body) {
-        Ok(m) => m,
+    let plain = match c.decrypt_message_xml(&sig, &ts, &nonce, &body) {
+        Ok(p) => p,
         Err(e) => return reject(e),
+    };
+    // The message XML is plaintext too: its errors look like any other decrypt failure.
+    let msg = match parse_inbound_message(&plain) {
+        Ok(m) => m,
+        Err(e) => return undecryptable(e),
     };
     if msg.msg_type != "text" {
         return "success".into_response(); // events and media: acknowledged, not answered
     }
     // WeCom retries a callback it got no answer to: one reply per message.
-    let key = msg
-        .msg_id
-        .clone()
-        .unwrap_or_else(|| format!("{}:{}", msg.from_user, msg.create_time));
-    let key = format!("wecom:{key}");
+    let key = delivery_key(&msg);
     let chat = &cb.chat;
     match chat.store.reply(&key).await {
         Ok(Some(cached)) => {
@@ -130,7 +167,7 @@ pub async fn message(
         channel: Channel::Wecom,
         chat: msg.chat_id.clone().unwrap_or_else(|| msg.from_user.clone()),
         user: msg.from_user.clone(),
-        // The delivery id: WeCom's MsgId, or sender and time for messages without one.
+        // The delivery id: WeCom's MsgId, or a hash of the message for those without.
         message_id: key.clone(),
         text: msg.content.clone().unwrap_or_default(),
         group: msg.chat_id.is_some(),

@@ -58,6 +58,39 @@ pub enum WecomError {
     BadTimestamp,
     /// The operating system's random source failed.
     Random(String),
+    /// A URL-verification echostr that decrypts to something other than a short token
+    /// (a captured message's ciphertext, say).
+    NotEchostr,
+}
+
+impl WecomError {
+    /// Raised after the signature checked out, by decrypting the ciphertext or reading
+    /// the framing inside it. These must all look alike to the sender: telling padding
+    /// from length errors apart is a CBC padding oracle.
+    pub fn is_decryption(&self) -> bool {
+        matches!(
+            self,
+            WecomError::BadBase64
+                | WecomError::BadCiphertext
+                | WecomError::BadPadding
+                | WecomError::BadLength
+                | WecomError::BadUtf8
+                | WecomError::WrongReceiveId
+                | WecomError::NotEchostr
+        )
+    }
+}
+
+/// Longest echostr plaintext accepted (Tencent's is a 19-digit number).
+pub const MAX_ECHOSTR_BYTES: usize = 64;
+
+/// An echostr plaintext: 1 to [`MAX_ECHOSTR_BYTES`] of printable ASCII, no space and no
+/// markup (`<`, `>`, `&`), so that URL verification never hands back a message.
+pub fn is_echostr(plain: &str) -> bool {
+    (1..=MAX_ECHOSTR_BYTES).contains(&plain.len())
+        && plain
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && !matches!(b, b'<' | b'>' | b'&'))
 }
 
 impl fmt::Display for WecomError {
@@ -78,6 +111,7 @@ impl fmt::Display for WecomError {
             WecomError::TooLarge => write!(f, "wecom: input exceeds {MAX_BODY_BYTES} bytes"),
             WecomError::BadTimestamp => f.write_str("wecom: timestamp must be decimal digits"),
             WecomError::Random(why) => write!(f, "wecom: random source failed: {why}"),
+            WecomError::NotEchostr => f.write_str("wecom: echostr plaintext is not a token"),
         }
     }
 }
@@ -236,7 +270,9 @@ impl WecomCrypto {
     }
 
     /// GET callback (URL verification): verifies the signature over `echostr`
-    /// (already URL-decoded) and returns its plaintext, the HTTP response body.
+    /// (already URL-decoded) and returns its plaintext, the HTTP response body, when it
+    /// is shaped like an echostr ([`is_echostr`]): the route must not decrypt any signed
+    /// ciphertext for whoever asks, a captured message included.
     pub fn verify_url(
         &self,
         msg_signature: &str,
@@ -248,7 +284,11 @@ impl WecomCrypto {
             return Err(WecomError::TooLarge);
         }
         self.verify(msg_signature, timestamp, nonce, echostr)?;
-        self.decrypt(echostr)
+        let plain = self.decrypt(echostr)?;
+        if !is_echostr(&plain) {
+            return Err(WecomError::NotEchostr);
+        }
+        Ok(plain)
     }
 
     /// POST callback: rejects bodies over [`MAX_BODY_BYTES`], takes `<Encrypt>`
@@ -338,6 +378,13 @@ impl WecomCrypto {
         buf.extend_from_slice(self.corp_id.as_bytes());
         pad(&mut buf);
         self.encrypt_blocks(&buf)
+    }
+
+    /// AES-256-CBC over `aligned` as it is (no framing, no padding), base64; None
+    /// unless it is a non-empty whole number of 16-byte blocks. For tests that need a
+    /// correctly encrypted but badly framed or padded ciphertext.
+    pub fn encrypt_unframed(&self, aligned: &[u8]) -> Option<String> {
+        (!aligned.is_empty() && aligned.len() % 16 == 0).then(|| self.encrypt_blocks(aligned))
     }
 
     /// AES-256-CBC over already block-aligned data, then base64.
@@ -536,6 +583,38 @@ mod tests {
             )
             .unwrap(),
             "1288432023552776189"
+        );
+    }
+
+    #[test]
+    fn url_verification_returns_tokens_only() {
+        let c = official();
+        for plain in [
+            "<xml><Content><![CDATA[hi]]></Content></xml>",
+            "",
+            "two words",
+            "line\n",
+            &"9".repeat(MAX_ECHOSTR_BYTES + 1),
+            "a&b",
+            "中文",
+        ] {
+            let echo = c.encrypt_with_random(plain, [3; 16]);
+            let sig = c.signature("1", "2", &echo);
+            assert_eq!(
+                c.verify_url(&sig, "1", "2", &echo).unwrap_err(),
+                WecomError::NotEchostr,
+                "{plain:?}"
+            );
+        }
+        let echo = c.encrypt_with_random("abc-123_XYZ", [3; 16]);
+        let sig = c.signature("1", "2", &echo);
+        assert_eq!(c.verify_url(&sig, "1", "2", &echo).unwrap(), "abc-123_XYZ");
+        // The published message ciphertext, correctly signed as an echostr.
+        let sig = c.signature(MSG_TS, MSG_NONCE, MSG_ENCRYPT);
+        assert_eq!(
+            c.verify_url(&sig, MSG_TS, MSG_NONCE, MSG_ENCRYPT)
+                .unwrap_err(),
+            WecomError::NotEchostr
         );
     }
 

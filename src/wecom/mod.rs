@@ -6,7 +6,8 @@
 //! [`WecomCrypto::encrypt_reply_with_random`] to stay deterministic).
 //!
 //! * GET (URL verification): [`WecomCrypto::verify_url`] checks `msg_signature`
-//!   over the echostr and returns its plaintext, which is the response body.
+//!   over the echostr and returns its plaintext, which is the response body, when it
+//!   is a short token (never a message).
 //! * POST (messages): [`WecomCrypto::decrypt_message`] takes the raw XML body
 //!   (refused over [`MAX_BODY_BYTES`]), verifies, decrypts and parses it into an
 //!   [`InboundMessage`].
@@ -25,7 +26,7 @@ pub mod robot;
 mod xml;
 
 pub use crypto::{
-    parse_inbound_message, parse_reply_envelope, text_reply_xml, InboundMessage, ReplyEnvelope,
-    WecomCrypto, WecomError, MAX_BODY_BYTES,
+    is_echostr, parse_inbound_message, parse_reply_envelope, text_reply_xml, InboundMessage,
+    ReplyEnvelope, WecomCrypto, WecomError, MAX_BODY_BYTES, MAX_ECHOSTR_BYTES,
 };
 pub use xml::cdata;
