@@ -110,7 +110,7 @@ fn authorize<'a>(
         let sig = header_str(h, "x-signature-256");
         let ts = header_str(h, "x-timestamp");
         match auth::signature(sig, ts, body, &s.webhook_secrets, unix_now()) {
-            Ok(()) => return Ok(Caller::Signed(peer.ip())),
+            Ok(()) => return Ok(Caller::Signed(peer.ip().to_canonical())),
             Err(e) if e != auth::AuthError::Missing || last == auth::AuthError::Missing => last = e,
             Err(_) => {}
         }
