@@ -6,7 +6,7 @@
 
 use super::catalog::{Catalog, Range};
 use super::compose;
-use super::estimate::{self, CUDA_CONTEXT_GB};
+use super::estimate::{Bill, CUDA_CONTEXT_GB};
 use super::lexicon::Lexicon;
 use super::parse::{Invalid, Lang, Parsed, Parser};
 use super::recommend::{Candidate, Limits};
@@ -299,9 +299,9 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     (Intent::Unknown, a.clone(), false)
 }
 
-/// The estimate JSON of a workload at its own precision, with the context of `cards`.
-pub fn estimate_json(w: &Workload, cards: u32, best: Option<&Candidate<'_>>) -> EstimateJson {
-    let b = estimate::bill(w, w.precision);
+/// The estimate JSON of a workload's bill `b` at its own precision, with the CUDA
+/// context of `cards`.
+pub fn estimate_json(b: &Bill, cards: u32, best: Option<&Candidate<'_>>) -> EstimateJson {
     let overhead = CUDA_CONTEXT_GB * cards.max(1) as f64;
     let parts = [
         b.weights,

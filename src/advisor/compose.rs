@@ -8,7 +8,7 @@ use super::answer::{
 };
 use super::catalog::{Catalog, ANNUAL_MONTHS};
 use super::parse::Lang;
-use super::recommend::{self, Candidate, Limits, Plan, TIGHT};
+use super::recommend::{self, Candidate, Limits, Plan, Search, TIGHT};
 use super::reply::{duration, t, Reply};
 use super::workload::{Precision, Task, Workload};
 use super::{budget, describe, market};
@@ -84,11 +84,14 @@ fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Opt
         limits.gpu = a.gpu.clone();
         limits.count = a.gpu_count;
     }
-    let mut plan = recommend::plan(cat, w, &limits);
+    // One search serves every plan of this answer: the bills and configurations are
+    // the same, only the card and count kept to differ.
+    let search = Search::new(cat, w, &limits);
+    let mut plan = search.plan(&limits);
     if plan.best.is_none() && (limits.count.is_some() || limits.gpu.is_some()) {
         limits.count = None;
         limits.gpu = None;
-        plan = recommend::plan(cat, w, &limits);
+        plan = search.plan(&limits);
     }
     let r = &mut ans.rendered;
     r.text(describe::workload_line(w, lang));
@@ -98,8 +101,7 @@ fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Opt
     if let Some(gpu_id) = named {
         let gpu = cat.gpu(gpu_id).expect("named gpu exists");
         let count = a.gpu_count.unwrap_or(1).clamp(1, 64);
-        let bill = super::estimate::bill(w, w.precision);
-        let need = bill.per_card(count);
+        let need = search.bill(w.precision).per_card(count);
         // "A16 切片能跑…": the slice's memory, not the board's.
         let memory = cat
             .offers
@@ -122,7 +124,7 @@ fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Opt
             gpu: Some(gpu.id.clone()),
             ..limits.clone()
         };
-        let on_card = recommend::plan(cat, w, &own);
+        let on_card = search.plan(&own);
         if !fits || on_card.stepped_down {
             if let Some(c) = on_card.best.as_ref().or(on_card.tight.as_ref()) {
                 r.text(describe::named_way_out(c, w, lang));
@@ -144,7 +146,11 @@ fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Opt
     }
 
     let best = named_fit.or_else(|| plan.best.clone());
-    let est = estimate_json(w, best.as_ref().map_or(1, |c| c.cards), best.as_ref());
+    let est = estimate_json(
+        search.bill(w.precision),
+        best.as_ref().map_or(1, |c| c.cards),
+        best.as_ref(),
+    );
     r.text(describe::bill_line(&est, w, lang));
     ans.estimate = Some(est);
     match &best {

@@ -5,6 +5,7 @@
 use super::catalog::{Catalog, Gpu, Offer, Range, Unit};
 use super::estimate::{self, Bill};
 use super::workload::{Precision, Task, Workload};
+use std::cell::OnceCell;
 
 /// A recommendation needs `need × HEADROOM ≤ memory` (DOMAIN.md §6).
 pub const HEADROOM: f64 = 1.2;
@@ -115,22 +116,31 @@ pub fn candidate<'c>(
     p: Precision,
 ) -> Option<Candidate<'c>> {
     let gpu = cat.gpu(&offer.gpu)?;
+    Some(build(offer, gpu, units, w, p, &estimate::bill(w, p)))
+}
+
+fn build<'c>(
+    offer: &'c Offer,
+    gpu: &'c Gpu,
+    units: u32,
+    w: &Workload,
+    p: Precision,
+    bill: &Bill,
+) -> Candidate<'c> {
     let cards = units * offer.cards_per_unit;
-    let bill = estimate::bill(w, p);
-    let per_card_gb = bill.per_card(cards);
-    Some(Candidate {
+    Candidate {
         offer,
         gpu,
         units,
         cards,
         precision: p,
         train_hours: estimate::train_hours(w, gpu, cards),
-        decode_tokens_per_s: estimate::decode_tokens_per_s(w, &bill, p, gpu, cards),
-        bill,
-        per_card_gb,
+        decode_tokens_per_s: estimate::decode_tokens_per_s(w, bill, p, gpu, cards),
+        per_card_gb: bill.per_card(cards),
+        bill: bill.clone(),
         card_memory_gb: card_memory(offer, gpu),
         months_limit: None,
-    })
+    }
 }
 
 /// Every eligible configuration of the catalog under `limits`, with the precision
@@ -141,41 +151,77 @@ pub fn candidates<'c>(
     limits: &Limits,
     precision_for: &dyn Fn(&Gpu) -> Option<Precision>,
 ) -> Vec<Candidate<'c>> {
+    let bills = Bills::new(w);
     let mut out = Vec::new();
-    for offer in &cat.offers {
-        if offer.domestic != limits.domestic {
-            continue;
-        }
+    for (offer, gpu) in offers(cat, limits.domestic) {
         if limits.gpu.as_deref().is_some_and(|g| g != offer.gpu) {
             continue;
         }
-        let Some(gpu) = cat.gpu(&offer.gpu) else {
-            continue;
-        };
-        let Some(p) = precision_for(gpu) else {
-            continue;
-        };
-        // Cards without BF16 (T4, V100S) run 16-bit weights as FP16: same memory.
-        let p = if p == Precision::Bf16 && !gpu.bf16 {
-            Precision::Fp16
-        } else {
-            p
-        };
-        for &units in &offer.counts {
-            let cards = units * offer.cards_per_unit;
-            if limits.count.is_some_and(|c| c != cards && c != units) {
-                continue;
-            }
-            if ineligible(offer, gpu, cards, w, p).is_some() {
-                continue;
-            }
-            if let Some(mut c) = candidate(cat, offer, units, w, p) {
-                c.months_limit = limits.months;
-                out.push(c);
-            }
-        }
+        push_offer(&mut out, offer, gpu, w, &bills, limits, precision_for);
     }
     out
+}
+
+/// The offers of the catalog the search looks at, with their GPU: domestic hardware only
+/// when asked for, never otherwise (DOMAIN.md §6).
+fn offers(cat: &Catalog, domestic: bool) -> impl Iterator<Item = (&Offer, &Gpu)> {
+    cat.offers
+        .iter()
+        .filter(move |o| o.domestic == domestic)
+        .filter_map(|o| Some((o, cat.gpu(&o.gpu)?)))
+}
+
+fn push_offer<'c>(
+    out: &mut Vec<Candidate<'c>>,
+    offer: &'c Offer,
+    gpu: &'c Gpu,
+    w: &Workload,
+    bills: &Bills<'_>,
+    limits: &Limits,
+    precision_for: &dyn Fn(&Gpu) -> Option<Precision>,
+) {
+    let Some(p) = precision_for(gpu) else {
+        return;
+    };
+    // Cards without BF16 (T4, V100S) run 16-bit weights as FP16: same memory.
+    let p = if p == Precision::Bf16 && !gpu.bf16 {
+        Precision::Fp16
+    } else {
+        p
+    };
+    for &units in &offer.counts {
+        let cards = units * offer.cards_per_unit;
+        if limits.count.is_some_and(|c| c != cards && c != units) {
+            continue;
+        }
+        if ineligible(offer, gpu, cards, w, p).is_some() {
+            continue;
+        }
+        let mut c = build(offer, gpu, units, w, p, bills.get(p));
+        c.months_limit = limits.months;
+        out.push(c);
+    }
+}
+
+/// The memory bills of one workload, each computed the first time a precision needs it:
+/// a search prices every configuration at a handful of precisions, and the bill depends
+/// only on the workload and the precision.
+pub struct Bills<'w> {
+    w: &'w Workload,
+    by_precision: [OnceCell<Bill>; Precision::COUNT],
+}
+
+impl<'w> Bills<'w> {
+    pub fn new(w: &'w Workload) -> Bills<'w> {
+        Bills {
+            w,
+            by_precision: Default::default(),
+        }
+    }
+    /// The bill of the workload at `p`: [`estimate::bill`], computed once.
+    pub fn get(&self, p: Precision) -> &Bill {
+        self.by_precision[p.index()].get_or_init(|| estimate::bill(self.w, p))
+    }
 }
 
 fn within_budget(c: &Candidate<'_>, budget: Option<f64>) -> bool {
@@ -188,16 +234,21 @@ pub fn cheapest<'a, 'c>(
     list: &'a [Candidate<'c>],
     hours_per_month: f64,
 ) -> Option<&'a Candidate<'c>> {
+    cheapest_of(list.iter(), hours_per_month)
+}
+
+fn cheapest_of<'a, 'c: 'a, I>(list: I, hours_per_month: f64) -> Option<&'a Candidate<'c>>
+where
+    I: Iterator<Item = &'a Candidate<'c>> + Clone,
+{
     let in_time = |c: &Candidate<'_>| match (c.job_months(hours_per_month), c.months_limit) {
         (Some(need), Some(limit)) => need <= limit,
         _ => true,
     };
-    let pool: Vec<&Candidate<'c>> = if list.iter().any(in_time) {
-        list.iter().filter(|c| in_time(c)).collect()
-    } else {
-        return fastest(list);
-    };
-    pool.into_iter().min_by(|a, b| {
+    if !list.clone().any(in_time) {
+        return fastest_of(list);
+    }
+    list.filter(|c| in_time(c)).min_by(|a, b| {
         let (ca, cb) = (a.cost(hours_per_month), b.cost(hours_per_month));
         if (ca - cb).abs() <= 1e-6 * ca.max(cb) {
             let ha = a.train_hours.unwrap_or(0.0);
@@ -212,13 +263,17 @@ pub fn cheapest<'a, 'c>(
 }
 
 pub fn fastest<'a, 'c>(list: &'a [Candidate<'c>]) -> Option<&'a Candidate<'c>> {
-    list.iter()
-        .filter(|c| c.train_hours.is_some())
-        .min_by(|a, b| {
-            a.train_hours
-                .unwrap_or(f64::MAX)
-                .total_cmp(&b.train_hours.unwrap_or(f64::MAX))
-        })
+    fastest_of(list.iter())
+}
+
+fn fastest_of<'a, 'c: 'a>(
+    list: impl Iterator<Item = &'a Candidate<'c>>,
+) -> Option<&'a Candidate<'c>> {
+    list.filter(|c| c.train_hours.is_some()).min_by(|a, b| {
+        a.train_hours
+            .unwrap_or(f64::MAX)
+            .total_cmp(&b.train_hours.unwrap_or(f64::MAX))
+    })
 }
 
 /// The precision a card runs at one step-down level (DOMAIN.md §6): the requested
@@ -254,66 +309,124 @@ pub struct Plan<'c> {
 
 /// Searches the catalog for `w` under `limits`.
 pub fn plan<'c>(cat: &'c Catalog, w: &Workload, limits: &Limits) -> Plan<'c> {
-    let hpm = cat.billing.hours_per_month;
-    let levels: Vec<u8> = if w.task == Task::Inference {
-        (w.precision.level()..=3).collect()
-    } else {
-        vec![w.precision.level()]
-    };
-    let mut out = Plan {
-        best: None,
-        stepped_down: false,
-        quote: None,
-        tight: None,
-        fastest: None,
-    };
-    for level in levels {
-        let pf = |g: &Gpu| {
-            if w.task == Task::Inference {
-                precision_at(level, w.precision, g)
-            } else {
-                Some(w.precision)
-            }
-        };
-        let all = candidates(cat, w, limits, &pf);
-        let fitting: Vec<Candidate<'c>> =
-            all.iter().filter(|c| c.fits_headroom()).cloned().collect();
-        let affordable: Vec<Candidate<'c>> = fitting
-            .iter()
-            .filter(|c| within_budget(c, limits.budget))
-            .cloned()
-            .collect();
-        if out.quote.is_none() && limits.budget.is_some() {
-            out.quote = fitting
-                .iter()
-                .filter(|c| {
-                    !within_budget(c, limits.budget)
-                        && limits.budget.is_some_and(|b| c.monthly().min <= b)
-                })
-                .min_by(|a, b| a.cost(hpm).total_cmp(&b.cost(hpm)))
-                .cloned();
-        }
-        if let Some(best) = cheapest(&affordable, hpm).cloned() {
-            let cost = best.cost(hpm);
-            out.tight = all
-                .iter()
-                .filter(|c| {
-                    !c.fits_headroom()
-                        && c.fits_tight()
-                        && c.cost(hpm) < cost
-                        && within_budget(c, limits.budget)
-                })
-                .min_by(|a, b| a.cost(hpm).total_cmp(&b.cost(hpm)))
-                .cloned();
-            out.fastest = fastest(&affordable)
-                .filter(|f| f.train_hours < best.train_hours)
-                .cloned();
-            out.stepped_down = level != w.precision.level();
-            out.best = Some(best);
-            return out;
+    Search::new(cat, w, limits).plan(limits)
+}
+
+/// One workload's search: every configuration of the catalog at each precision level
+/// it may step down to, built once (level by level, as a plan first needs it) and shared
+/// by the plans of one answer, which differ only in the card and count they keep to.
+pub struct Search<'c, 'w> {
+    cat: &'c Catalog,
+    w: &'w Workload,
+    bills: Bills<'w>,
+    months: Option<f64>,
+    offers: Vec<(&'c Offer, &'c Gpu)>,
+    /// Candidates per step-down level (index = `Precision::level`), without card limits.
+    levels: [OnceCell<Vec<Candidate<'c>>>; 4],
+}
+
+impl<'c, 'w> Search<'c, 'w> {
+    /// The search for `w`, domestic or not and over the rental period as `limits` say;
+    /// their card, count and budget are applied by [`Search::plan`].
+    pub fn new(cat: &'c Catalog, w: &'w Workload, limits: &Limits) -> Search<'c, 'w> {
+        Search {
+            cat,
+            w,
+            bills: Bills::new(w),
+            months: limits.months,
+            offers: offers(cat, limits.domestic).collect(),
+            levels: Default::default(),
         }
     }
-    out
+
+    pub fn workload(&self) -> &'w Workload {
+        self.w
+    }
+
+    /// The workload's bill at `p`, computed once per search.
+    pub fn bill(&self, p: Precision) -> &Bill {
+        self.bills.get(p)
+    }
+
+    fn level(&self, level: u8) -> &[Candidate<'c>] {
+        self.levels[level as usize].get_or_init(|| {
+            let w = self.w;
+            let pf = |g: &Gpu| {
+                if w.task == Task::Inference {
+                    precision_at(level, w.precision, g)
+                } else {
+                    Some(w.precision)
+                }
+            };
+            let all = Limits {
+                months: self.months,
+                ..Limits::default()
+            };
+            let mut out = Vec::new();
+            for &(offer, gpu) in &self.offers {
+                push_offer(&mut out, offer, gpu, w, &self.bills, &all, &pf);
+            }
+            out
+        })
+    }
+
+    /// The plan under `limits` (whose `domestic` and `months` must be the search's):
+    /// the cheapest fitting configuration at the first precision level that has one,
+    /// and the alternatives around it (DOMAIN.md §6).
+    pub fn plan(&self, limits: &Limits) -> Plan<'c> {
+        let w = self.w;
+        let hpm = self.cat.billing.hours_per_month;
+        let levels = if w.task == Task::Inference {
+            w.precision.level()..=3
+        } else {
+            w.precision.level()..=w.precision.level()
+        };
+        let mut out = Plan {
+            best: None,
+            stepped_down: false,
+            quote: None,
+            tight: None,
+            fastest: None,
+        };
+        let kept = |c: &&Candidate<'c>| {
+            limits.gpu.as_deref().is_none_or(|g| g == c.offer.gpu)
+                && limits.count.is_none_or(|n| n == c.cards || n == c.units)
+        };
+        for level in levels {
+            let all = self.level(level).iter().filter(kept);
+            let fitting = all.clone().filter(|c| c.fits_headroom());
+            let affordable = fitting.clone().filter(|c| within_budget(c, limits.budget));
+            if out.quote.is_none() && limits.budget.is_some() {
+                out.quote = fitting
+                    .clone()
+                    .filter(|c| {
+                        !within_budget(c, limits.budget)
+                            && limits.budget.is_some_and(|b| c.monthly().min <= b)
+                    })
+                    .min_by(|a, b| a.cost(hpm).total_cmp(&b.cost(hpm)))
+                    .cloned();
+            }
+            if let Some(best) = cheapest_of(affordable.clone(), hpm) {
+                let cost = best.cost(hpm);
+                out.tight = all
+                    .filter(|c| {
+                        !c.fits_headroom()
+                            && c.fits_tight()
+                            && c.cost(hpm) < cost
+                            && within_budget(c, limits.budget)
+                    })
+                    .min_by(|a, b| a.cost(hpm).total_cmp(&b.cost(hpm)))
+                    .cloned();
+                out.fastest = fastest_of(affordable)
+                    .filter(|f| f.train_hours < best.train_hours)
+                    .cloned();
+                out.stepped_down = level != w.precision.level();
+                out.best = Some(best.clone());
+                return out;
+            }
+        }
+        out
+    }
 }
 
 /// The configuration a budget alone buys (DOMAIN.md §6): within budget, the largest

@@ -73,6 +73,12 @@ impl Precision {
             Precision::Int4 => 3,
         }
     }
+    /// How many precisions there are, for tables indexed by [`Precision::index`].
+    pub const COUNT: usize = 6;
+    /// A dense index in `0..COUNT`.
+    pub fn index(self) -> usize {
+        self as usize
+    }
     pub fn is_quantized(self) -> bool {
         matches!(self, Precision::Int8 | Precision::Int4)
     }
