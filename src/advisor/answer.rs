@@ -7,6 +7,7 @@
 use super::catalog::{Catalog, Range};
 use super::compose;
 use super::estimate::{Bill, CUDA_CONTEXT_GB};
+use super::lexicon::Cue;
 use super::lexicon::Lexicon;
 use super::parse::{Invalid, Lang, Parsed, Parser};
 use super::recommend::{Candidate, Limits};
@@ -232,19 +233,19 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         };
         return (intent, a.clone(), false);
     }
-    if p.cue("help") {
+    if p.cue(Cue::Help) {
         return (Intent::Help, a.clone(), false);
     }
     let has_workload = a.has_workload();
-    let compare = a.gpus.len() >= 2 && p.cue("compare") && !has_workload;
+    let compare = a.gpus.len() >= 2 && p.cue(Cue::Compare) && !has_workload;
     // A follow-up: something that modifies the last turn, without a workload of its own
     // or introduced as one ("那 7B 呢"). Topic-only questions and comparisons stand alone.
     if let Some(prev) = prev {
         let faq_only = !p.topics.is_empty() && !p.modifiers;
         // "H100 多少钱" after a workload is a new price question, not "that workload on H100".
         let standalone =
-            !p.cue("followup") && p.cue("price") && !a.gpus.is_empty() && !has_workload;
-        let modifies = (p.modifiers && !has_workload) || (has_workload && p.cue("followup"));
+            !p.cue(Cue::Followup) && p.cue(Cue::Price) && !a.gpus.is_empty() && !has_workload;
+        let modifies = (p.modifiers && !has_workload) || (has_workload && p.cue(Cue::Followup));
         let merged = a.over(&prev.asked);
         // An FAQ answer has nothing that "INT4 呢" could modify: the question stands alone.
         let nothing_to_modify = prev.intent == Intent::Faq && !merged.has_workload();
@@ -255,7 +256,7 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
                 }
                 _ if !merged.has_workload() && merged.budget_cny.is_some() => Intent::Budget,
                 _ if !merged.has_workload() => prev.intent,
-                _ if a.gpus.len() == 1 && !p.cue("recommend") => Intent::Feasibility,
+                _ if a.gpus.len() == 1 && !p.cue(Cue::Recommend) => Intent::Feasibility,
                 _ if a.budget_cny.is_some() => Intent::Recommend,
                 Intent::Feasibility | Intent::Recommend => prev.intent,
                 _ => Intent::Recommend,
@@ -269,7 +270,7 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     if has_workload {
         // A named card with a can-it cue, or asked as a question without a what-to-rent
         // cue ("4090 跑 70B？"), is a feasibility question.
-        let question = p.cue("feasibility") || p.question && !p.cue("recommend");
+        let question = p.cue(Cue::Feasibility) || p.question && !p.cue(Cue::Recommend);
         let intent = if !a.gpus.is_empty() && question {
             Intent::Feasibility
         } else {
@@ -277,14 +278,14 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         };
         return (intent, a.clone(), false);
     }
-    if p.cue("offtopic") && a.gpus.is_empty() {
+    if p.cue(Cue::Offtopic) && a.gpus.is_empty() {
         return (Intent::Unknown, a.clone(), false);
     }
     if a.budget_cny.is_some() {
         return (Intent::Budget, a.clone(), false);
     }
-    let offer_cue = p.cue("slice") || p.cue("machine") || p.cue("hourly");
-    if p.cue("price") && (!a.gpus.is_empty() || (offer_cue && p.topics.is_empty())) {
+    let offer_cue = p.cue(Cue::Slice) || p.cue(Cue::Machine) || p.cue(Cue::Hourly);
+    if p.cue(Cue::Price) && (!a.gpus.is_empty() || (offer_cue && p.topics.is_empty())) {
         return (Intent::Price, a.clone(), false);
     }
     if !p.topics.is_empty() {
@@ -293,7 +294,7 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     if a.gpus.len() >= 2 {
         return (Intent::Compare, a.clone(), false);
     }
-    if p.cue("price") || a.gpus.len() == 1 {
+    if p.cue(Cue::Price) || a.gpus.len() == 1 {
         return (Intent::Price, a.clone(), false);
     }
     (Intent::Unknown, a.clone(), false)

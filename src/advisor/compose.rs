@@ -7,6 +7,7 @@ use super::answer::{
     VerdictJson, WorkloadJson,
 };
 use super::catalog::{Catalog, ANNUAL_MONTHS};
+use super::lexicon::Cue;
 use super::parse::Lang;
 use super::recommend::{self, Candidate, Limits, Plan, Search, TIGHT};
 use super::reply::{duration, t, Reply};
@@ -106,7 +107,7 @@ fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Opt
         let memory = cat
             .offers
             .iter()
-            .find(|o| o.gpu == gpu.id && ctx.parsed.cue("slice") && o.slice_memory_gb.is_some())
+            .find(|o| o.gpu == gpu.id && ctx.parsed.cue(Cue::Slice) && o.slice_memory_gb.is_some())
             .and_then(|o| o.slice_memory_gb)
             .unwrap_or(gpu.memory_gb);
         let fits = need <= TIGHT * memory;

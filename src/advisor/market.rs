@@ -3,6 +3,7 @@
 
 use super::answer::{Answer, ConfigJson, Context};
 use super::catalog::{Gpu, Offer, Unit, ANNUAL_MONTHS};
+use super::lexicon::Cue;
 use super::parse::Lang;
 use super::reply::{money, money_range, t};
 use super::workload::{Asked, Precision};
@@ -16,9 +17,9 @@ fn offers_for<'c>(ctx: &Context<'c>, gpu: &str) -> Vec<&'c Offer> {
         .iter()
         .copied()
         .filter(|o| {
-            (!p.cue("machine") || o.unit == Unit::Machine)
-                && (!p.cue("hourly") || o.hourly)
-                && (!p.cue("slice") || o.unit == Unit::Slice)
+            (!p.cue(Cue::Machine) || o.unit == Unit::Machine)
+                && (!p.cue(Cue::Hourly) || o.hourly)
+                && (!p.cue(Cue::Slice) || o.unit == Unit::Slice)
         })
         .collect();
     let narrowed = if narrowed.is_empty() { all } else { narrowed };
@@ -26,7 +27,7 @@ fn offers_for<'c>(ctx: &Context<'c>, gpu: &str) -> Vec<&'c Offer> {
     let whole: Vec<&Offer> = narrowed
         .iter()
         .copied()
-        .filter(|o| o.unit != Unit::Slice || p.cue("slice"))
+        .filter(|o| o.unit != Unit::Slice || p.cue(Cue::Slice))
         .collect();
     if whole.is_empty() {
         narrowed
@@ -51,16 +52,18 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
         offers.extend(offers_for(ctx, g));
     }
     if offers.is_empty()
-        && (ctx.parsed.cue("slice") || ctx.parsed.cue("hourly") || ctx.parsed.cue("machine"))
+        && (ctx.parsed.cue(Cue::Slice)
+            || ctx.parsed.cue(Cue::Hourly)
+            || ctx.parsed.cue(Cue::Machine))
     {
         offers = ctx
             .cat
             .offers
             .iter()
             .filter(|o| {
-                (ctx.parsed.cue("slice") && o.unit == Unit::Slice)
-                    || (ctx.parsed.cue("hourly") && o.hourly)
-                    || (ctx.parsed.cue("machine") && o.unit == Unit::Machine)
+                (ctx.parsed.cue(Cue::Slice) && o.unit == Unit::Slice)
+                    || (ctx.parsed.cue(Cue::Hourly) && o.hourly)
+                    || (ctx.parsed.cue(Cue::Machine) && o.unit == Unit::Machine)
             })
             .collect();
     }

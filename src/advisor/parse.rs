@@ -3,7 +3,7 @@
 //! `Parser::new`; parsing allocates only the normalised copy of the question.
 
 use super::catalog::{normalize_alias, Catalog};
-use super::lexicon::{normalize, Lexicon};
+use super::lexicon::{normalize, Cue, Lexicon, Slot};
 use super::workload::{Asked, Precision, Task};
 use regex::Regex;
 use std::collections::HashMap;
@@ -44,7 +44,7 @@ pub struct Parsed {
     pub lang: Option<Lang>,
     pub empty: bool,
     pub asked: Asked,
-    pub cues: Vec<&'static str>,
+    pub cues: Vec<Cue>,
     /// Topic ids by descending score.
     pub topics: Vec<String>,
     pub invalid: Option<Invalid>,
@@ -55,8 +55,8 @@ pub struct Parsed {
 }
 
 impl Parsed {
-    pub fn cue(&self, name: &str) -> bool {
-        self.cues.contains(&name)
+    pub fn cue(&self, cue: Cue) -> bool {
+        self.cues.contains(&cue)
     }
     pub fn lang(&self) -> Lang {
         self.lang.unwrap_or(Lang::Zh)
@@ -169,7 +169,7 @@ impl Parser {
             .trim_end_matches(['.', '。', '!', '！', ' '])
             .ends_with(['?', '？', '吗', '呢', '么']);
         let scan = lex.scan(&text);
-        for cue in super::lexicon::CUES {
+        for &cue in Cue::ALL {
             if lex.has_in(&scan, cue) {
                 p.cues.push(cue);
             }
@@ -213,8 +213,8 @@ impl Parser {
                     .find(|i| prefix.is_char_boundary(*i))
                     .unwrap_or(0);
                 let count = lex
-                    .find("card_count.before", &prefix[start..])
-                    .or_else(|| lex.find("card_count.after", &text[m.end()..]))
+                    .find(Slot::CardCountBefore, &prefix[start..])
+                    .or_else(|| lex.find(Slot::CardCountAfter, &text[m.end()..]))
                     .map(|f| f.value);
                 if let Some(c) = count.filter(|c| *c >= 1.0 && *c <= 64.0) {
                     a.gpu_count = Some(c as u32);
@@ -224,9 +224,9 @@ impl Parser {
         }
         a.gpu = a.gpus.first().cloned();
         if a.gpu_count.is_none() {
-            a.gpu_count = ["card_count", "card_count.pair", "card_count.single"]
+            a.gpu_count = [Slot::CardCount, Slot::CardCountPair, Slot::CardCountSingle]
                 .iter()
-                .find_map(|s| lex.find_in(&scan, s, &text, false))
+                .find_map(|&s| lex.find_in(&scan, s, &text, false))
                 .map(|f| f.value)
                 .filter(|c| *c >= 1.0 && *c <= 64.0)
                 .map(|c| c as u32);
@@ -244,17 +244,17 @@ impl Parser {
                 break;
             }
         }
-        let tokens_b = lex.find_in(&scan, "train_tokens.billion", &text, false);
-        let size_text = match lex.find("train_tokens.billion", &blanked) {
+        let tokens_b = lex.find_in(&scan, Slot::TrainTokensBillion, &text, false);
+        let size_text = match lex.find(Slot::TrainTokensBillion, &blanked) {
             Some(f) => format!("{}{}", &blanked[..f.start], &blanked[f.end..]),
             None => blanked,
         };
         if a.model.is_none() {
             // "70B" is in billions; "七百亿参数" counts parameters (a count under a million
             // is read as billions: "70 参数的模型").
-            let billions = lex.find("size", &size_text);
+            let billions = lex.find(Slot::Size, &size_text);
             let count = || {
-                lex.find("size.count", &size_text).map(|f| {
+                lex.find(Slot::SizeCount, &size_text).map(|f| {
                     if f.value >= 1e6 {
                         super::lexicon::Found {
                             value: f.value / 1e9,
@@ -285,51 +285,51 @@ impl Parser {
 
         // Task and precision.
         a.task = [
-            ("task.qlora", Task::Qlora),
-            ("task.pretrain", Task::Pretrain),
-            ("task.full", Task::Full),
-            ("task.lora", Task::Lora),
-            ("task.train", Task::Lora),
+            (Slot::TaskQlora, Task::Qlora),
+            (Slot::TaskPretrain, Task::Pretrain),
+            (Slot::TaskFull, Task::Full),
+            (Slot::TaskLora, Task::Lora),
+            (Slot::TaskTrain, Task::Lora),
         ]
         .iter()
-        .find(|(s, _)| lex.has_in(&scan, s))
+        .find(|&&(s, _)| lex.has_in(&scan, s))
         .map(|(_, t)| *t)
         .or_else(|| {
-            lex.has_in(&scan, "task.inference")
+            lex.has_in(&scan, Slot::TaskInference)
                 .then_some(Task::Inference)
         });
-        a.image = lex.has_in(&scan, "task.image");
+        a.image = lex.has_in(&scan, Slot::TaskImage);
         // "fp8 kv cache" and "不量化" are not weight formats: blank them out first.
         let mut prec_text = text.clone();
-        let kv = lex.find_in(&scan, "kv.8bit", &text, false);
+        let kv = lex.find_in(&scan, Slot::Kv8bit, &text, false);
         a.kv_8bit = kv.is_some();
-        for f in [kv, lex.find_in(&scan, "precision.native", &text, false)]
+        for f in [kv, lex.find_in(&scan, Slot::PrecisionNative, &text, false)]
             .into_iter()
             .flatten()
         {
             prec_text.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
         }
-        let native = lex.has_in(&scan, "precision.native");
+        let native = lex.has_in(&scan, Slot::PrecisionNative);
         a.precision = [
-            ("precision.fp32", Precision::Fp32),
-            ("precision.fp8", Precision::Fp8),
-            ("precision.int8", Precision::Int8),
-            ("precision.int4", Precision::Int4),
-            ("precision.fp16", Precision::Fp16),
-            ("precision.bf16", Precision::Bf16),
+            (Slot::PrecisionFp32, Precision::Fp32),
+            (Slot::PrecisionFp8, Precision::Fp8),
+            (Slot::PrecisionInt8, Precision::Int8),
+            (Slot::PrecisionInt4, Precision::Int4),
+            (Slot::PrecisionFp16, Precision::Fp16),
+            (Slot::PrecisionBf16, Precision::Bf16),
         ]
         .iter()
         // Blanking only removes text, so a slot the whole text did not match is skipped.
-        .find(|(s, _)| lex.has_in(&scan, s) && lex.has(s, &prec_text))
+        .find(|&&(s, _)| lex.has_in(&scan, s) && lex.has(s, &prec_text))
         .map(|(_, p)| *p);
 
-        a.awq = lex.has_in(&scan, "format.awq");
-        a.optimizer_8bit = lex.has_in(&scan, "optimizer.8bit");
-        a.offload = lex.has_in(&scan, "optimizer.offload");
+        a.awq = lex.has_in(&scan, Slot::FormatAwq);
+        a.optimizer_8bit = lex.has_in(&scan, Slot::Optimizer8bit);
+        a.offload = lex.has_in(&scan, Slot::OptimizerOffload);
 
         // Numbers.
         let num =
-            |slot: &str, k_binary: bool| lex.find_in(&scan, slot, &text, k_binary).map(|f| f.value);
+            |slot: Slot, k_binary: bool| lex.find_in(&scan, slot, &text, k_binary).map(|f| f.value);
         let bounded = |v: Option<f64>, name: &'static str, max: f64, p: &mut Option<Invalid>| {
             v.and_then(|v| {
                 if v > max {
@@ -343,36 +343,40 @@ impl Parser {
         let mut invalid = p.invalid.take();
         // A number is one slot's: "4 路并发 8k 上下文" is 4 streams of 8k, so the context's
         // span is blanked out before the concurrency is read.
-        let context = lex.find_in(&scan, "context", &text, true);
+        let context = lex.find_in(&scan, Slot::Context, &text, true);
         let mut conc_text = text.clone();
         if let Some(f) = &context {
             conc_text.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
         }
         let concurrency = lex
-            .find_in(&scan, "concurrency", &conc_text, false)
+            .find_in(&scan, Slot::Concurrency, &conc_text, false)
             .map(|f| f.value);
         a.concurrency = bounded(concurrency, "concurrency", 1e6, &mut invalid).map(|v| v as u32);
         a.context =
             bounded(context.map(|f| f.value), "context", 1e8, &mut invalid).map(|v| v as u32);
         a.micro_batch =
-            bounded(num("micro_batch", false), "batch", 1e5, &mut invalid).map(|v| v as u32);
+            bounded(num(Slot::MicroBatch, false), "batch", 1e5, &mut invalid).map(|v| v as u32);
         let tokens = tokens_b
             .map(|f| f.value * 1e9)
-            .or_else(|| num("train_tokens", false).filter(|v| *v >= 1e6));
+            .or_else(|| num(Slot::TrainTokens, false).filter(|v| *v >= 1e6));
         a.train_tokens = bounded(tokens, "tokens", 1e16, &mut invalid);
-        let usd = num("budget.usd", false).map(|v| v * usd_cny);
+        let usd = num(Slot::BudgetUsd, false).map(|v| v * usd_cny);
         // A "budget" under ¥100 is a count ("两块"), not money.
         let budget = usd
-            .or_else(|| num("budget.amount", false))
+            .or_else(|| num(Slot::BudgetAmount, false))
             .filter(|v| *v >= 100.0);
         a.budget_cny = bounded(budget, "budget", 1e9, &mut invalid);
-        let months = num("months", false)
-            .or_else(|| num("months.half", false))
-            .or_else(|| num("years", false).filter(|y| *y <= 10.0).map(|y| y * 12.0));
+        let months = num(Slot::Months, false)
+            .or_else(|| num(Slot::MonthsHalf, false))
+            .or_else(|| {
+                num(Slot::Years, false)
+                    .filter(|y| *y <= 10.0)
+                    .map(|y| y * 12.0)
+            });
         a.months = bounded(months, "months", 120.0, &mut invalid);
         p.invalid = invalid;
-        a.annual = p.cues.contains(&"annual");
-        a.domestic = p.cues.contains(&"domestic");
+        a.annual = p.cues.contains(&Cue::Annual);
+        a.domestic = p.cues.contains(&Cue::Domestic);
         if native && a.precision.is_some_and(|p| p.is_quantized()) {
             a.precision = None; // the model's native precision: the default
         }
