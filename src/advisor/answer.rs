@@ -6,6 +6,7 @@
 
 use super::catalog::{Catalog, Range};
 use super::compose;
+use super::describe::Snippets;
 use super::estimate::{Bill, CUDA_CONTEXT_GB};
 use super::lexicon::Cue;
 use super::lexicon::Lexicon;
@@ -160,11 +161,13 @@ impl ConfigJson {
 pub struct Advisor {
     pub catalog: Catalog,
     pub parser: Parser,
+    snippets: Snippets,
 }
 
 /// Everything one turn works from, handed to the reply composer.
 pub struct Context<'a> {
     pub cat: &'a Catalog,
+    pub snippets: &'a Snippets,
     pub lang: Lang,
     pub parsed: &'a Parsed,
     pub asked: &'a Asked,
@@ -176,7 +179,12 @@ pub struct Context<'a> {
 impl Advisor {
     pub fn new(catalog: Catalog, lexicon: Lexicon) -> Advisor {
         let parser = Parser::new(lexicon, &catalog);
-        Advisor { catalog, parser }
+        let snippets = Snippets::new(&catalog);
+        Advisor {
+            catalog,
+            parser,
+            snippets,
+        }
     }
 
     /// Answers one question of a conversation.
@@ -194,6 +202,7 @@ impl Advisor {
         };
         let ctx = Context {
             cat: &self.catalog,
+            snippets: &self.snippets,
             lang,
             parsed: &parsed,
             asked: &asked,

@@ -6,7 +6,7 @@ use super::answer::{
     estimate_json, invalid_text, round1, Answer, ConfigJson, ConstraintsJson, Context, Intent,
     VerdictJson, WorkloadJson,
 };
-use super::catalog::{Catalog, ANNUAL_MONTHS};
+use super::catalog::ANNUAL_MONTHS;
 use super::lexicon::Cue;
 use super::parse::Lang;
 use super::recommend::{self, Candidate, Limits, Plan, Search, TIGHT};
@@ -169,7 +169,7 @@ fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Opt
     }
     alternatives(ctx, w, &plan, best.as_ref(), ans);
     let topics = contextual_topics(ctx, w, best.as_ref(), named);
-    add_topic_snippets(cat, &topics, ans, 2);
+    add_topic_snippets(ctx, &topics, ans, 2);
 }
 
 fn alternatives(
@@ -365,11 +365,11 @@ fn contextual_topics(
     ids
 }
 
-fn add_topic_snippets(cat: &Catalog, ids: &[String], ans: &mut Answer, max: usize) {
+fn add_topic_snippets(ctx: &Context<'_>, ids: &[String], ans: &mut Answer, max: usize) {
     for id in ids.iter().take(max) {
-        if let Some(topic) = cat.topic(id) {
+        if let Some(topic) = ctx.cat.topic(id) {
             ans.rendered
-                .text(describe::topic_snippet(topic, ans.rendered.lang));
+                .text(ctx.snippets.get(ctx.cat, topic, ctx.lang));
             ans.topics.push(topic.id.clone());
         }
     }
@@ -386,7 +386,7 @@ fn faq(ctx: &Context<'_>, ans: &mut Answer) {
         ans.topics.push(topic.id.clone());
     }
     if let Some(next) = ids.next().and_then(|id| ctx.cat.topic(id)) {
-        ans.rendered.text(describe::topic_snippet(next, lang));
+        ans.rendered.text(ctx.snippets.get(ctx.cat, next, lang));
         ans.topics.push(next.id.clone());
     }
 }

@@ -412,6 +412,35 @@ pub fn named_way_out(c: &Candidate<'_>, w: &Workload, lang: Lang) -> String {
     }
 }
 
+/// Every topic's [`topic_snippet`] in both languages, made once when the advisor is built:
+/// they depend on the catalog alone, and a reply quotes up to two of them.
+#[derive(Debug, Clone, Default)]
+pub struct Snippets(Vec<[String; 2]>);
+
+impl Snippets {
+    pub fn new(cat: &Catalog) -> Snippets {
+        Snippets(
+            cat.topics
+                .iter()
+                .map(|t| [topic_snippet(t, Lang::Zh), topic_snippet(t, Lang::En)])
+                .collect(),
+        )
+    }
+
+    /// The snippet of `topic`, one of `cat`'s topics.
+    pub fn get(&self, cat: &Catalog, topic: &super::catalog::Topic, lang: Lang) -> String {
+        let made = cat
+            .topics
+            .iter()
+            .position(|t| std::ptr::eq(t, topic))
+            .and_then(|i| self.0.get(i));
+        match made {
+            Some([zh, en]) => t(lang, zh, en).to_string(),
+            None => topic_snippet(topic, lang),
+        }
+    }
+}
+
 /// A topic in brief, for a reply that is mostly about something else: its title and
 /// its first sentences, up to about 200 characters.
 pub fn topic_snippet(topic: &super::catalog::Topic, lang: Lang) -> String {

@@ -221,8 +221,7 @@ fn priced(ctx: &Context<'_>, o: &Offer, units: u32) -> Option<ConfigJson> {
 
 fn add_topic(ctx: &Context<'_>, ans: &mut Answer, id: &str) {
     if let Some(tp) = ctx.cat.topic(id) {
-        ans.rendered
-            .text(super::describe::topic_snippet(tp, ctx.lang));
+        ans.rendered.text(ctx.snippets.get(ctx.cat, tp, ctx.lang));
         ans.topics.push(tp.id.clone());
     }
 }
