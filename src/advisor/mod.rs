@@ -3,13 +3,11 @@
 //! crate (a test enforces it); data arrives as text from the caller.
 
 pub mod answer;
-pub mod budget;
 pub mod catalog;
-pub mod compose;
-pub mod describe;
+pub mod contract;
 pub mod estimate;
+pub mod intent;
 pub mod lexicon;
-pub mod market;
 pub mod numerals;
 pub mod parse;
 pub mod recommend;

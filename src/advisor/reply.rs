@@ -106,7 +106,7 @@ fn table_row(out: &mut String, cells: &[String]) {
     out.push('\n');
 }
 
-/// `v` with `decimals` places, rounded half away from zero as [`super::answer::round1`]
+/// `v` with `decimals` places, rounded half away from zero as [`super::contract::round1`]
 /// rounds the JSON figures, so the text and the JSON of one answer always agree. Formats
 /// through integers: exact decimal expansion of the binary value (what `{:.1}` does) is
 /// needless here and the slowest part of a reply.
@@ -260,7 +260,7 @@ mod tests {
         assert_eq!(Fixed(1e300, 1).to_string(), format!("{:.1}", 1e300));
         assert_eq!(Fixed(f64::NAN, 1).to_string(), "NaN");
         for v in [0.0, 0.05, 1.15, 23.95, 79.99, 1234.5678, 1e9 + 0.45] {
-            let json = crate::advisor::answer::round1(v);
+            let json = crate::advisor::contract::round1(v);
             assert_eq!(
                 Fixed(v, 1).to_string().parse::<f64>().ok(),
                 Some(json),

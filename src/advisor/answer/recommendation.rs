@@ -1,80 +1,20 @@
-//! Composing answers: for each intent, the structured fields of CONTRACT.md §2 and the
-//! neutral reply, in the asker's language. Every number shown comes from the catalog or
-//! from the estimator.
+//! Recommend and feasibility answers: the understood workload, its memory bill, the
+//! verdict on a named card, the cheapest configuration that fits and the alternatives
+//! (DOMAIN.md §6). One [`Search`] per answer serves every plan; the wording is
+//! `describe`'s, the rules are `recommend`'s.
 
-use super::answer::{
-    estimate_json, invalid_text, round1, Answer, ConfigJson, ConstraintsJson, Context, Intent,
-    VerdictJson, WorkloadJson,
-};
-use super::catalog::ANNUAL_MONTHS;
-use super::lexicon::Cue;
-use super::parse::Lang;
-use super::recommend::{self, Candidate, Limits, Plan, Search, TIGHT};
-use super::reply::{duration, t, Reply};
-use super::workload::{Precision, Task, Workload};
-use super::{budget, describe, market};
-
-pub fn compose(ctx: &Context<'_>, intent: Intent) -> Answer {
-    let a = ctx.asked;
-    let mut ans = Answer {
-        lang: ctx.lang.id(),
-        intent,
-        workload: None,
-        constraints: ConstraintsJson {
-            budget_cny_month: a.budget_cny,
-            gpu: a.gpu.clone(),
-            gpu_count: a.gpu_count,
-            domestic: a.domestic,
-            months: a.months,
-        },
-        estimate: None,
-        verdict: None,
-        recommendation: None,
-        alternatives: Vec::new(),
-        compare: None,
-        topics: Vec::new(),
-        reply: String::new(),
-        rendered: Reply::new(ctx.lang),
-    };
-    if let Some(w) = &ctx.workload {
-        ans.workload = Some(WorkloadJson {
-            model: w.model.clone(),
-            params_b: round2(w.arch.params_b),
-            active_params_b: round2(w.arch.active_params_b),
-            task: w.task,
-            precision: w.precision.id(),
-            concurrency: w.concurrency,
-            context_tokens: w.context,
-            micro_batch: w.micro_batch,
-            train_tokens: w.train_tokens,
-        });
-    }
-    match (intent, &ctx.workload) {
-        (Intent::Recommend, Some(w)) => workload_answer(ctx, w, &mut ans, None),
-        (Intent::Feasibility, Some(w)) => match a.gpu.as_deref().and_then(|g| ctx.cat.gpu(g)) {
-            Some(g) => workload_answer(ctx, w, &mut ans, Some(g.id.as_str())),
-            None => workload_answer(ctx, w, &mut ans, None),
-        },
-        (Intent::Compare, _) => market::compare(ctx, &mut ans),
-        (Intent::Budget, _) => budget::budget(ctx, &mut ans),
-        (Intent::Price, _) => market::price(ctx, &mut ans),
-        (Intent::Faq, _) => faq(ctx, &mut ans),
-        (Intent::Help, _) => help(ctx, &mut ans, false),
-        _ => help(ctx, &mut ans, true),
-    }
-    if intent == Intent::Feasibility && ans.verdict.is_none() {
-        ans.intent = Intent::Recommend;
-    }
-    ans
-}
-
-fn round2(v: f64) -> f64 {
-    (v * 100.0).round() / 100.0
-}
+use super::context::Context;
+use super::describe;
+use super::topics::{add_topic_snippets, contextual_topics};
+use crate::advisor::contract::{round1, Answer, ConfigJson, EstimateJson, VerdictJson};
+use crate::advisor::lexicon::Cue;
+use crate::advisor::recommend::{self, Candidate, Limits, Plan, Search, TIGHT};
+use crate::advisor::reply::{duration, t};
+use crate::advisor::workload::{Precision, Task, Workload};
 
 /// Recommend and feasibility: the understood workload, its memory bill, the verdict on
 /// the named card, the recommendation and the alternatives.
-fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Option<&str>) {
+pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Option<&str>) {
     let cat = ctx.cat;
     let lang = ctx.lang;
     let a = ctx.asked;
@@ -147,7 +87,7 @@ fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named: Opt
     }
 
     let best = named_fit.or_else(|| plan.best.clone());
-    let est = estimate_json(
+    let est = EstimateJson::from_bill(
         search.bill(w.precision),
         best.as_ref().map_or(1, |c| c.cards),
         best.as_ref(),
@@ -307,125 +247,4 @@ fn alternatives(
             .text(t(lang, "**其他选择**", "**Other options**"));
         ans.rendered.bullets(lines);
     }
-}
-
-/// Pitfalls and FAQs that apply to this workload (DOMAIN.md §3–§5).
-fn contextual_topics(
-    ctx: &Context<'_>,
-    w: &Workload,
-    best: Option<&Candidate<'_>>,
-    named: Option<&str>,
-) -> Vec<String> {
-    let mut out: Vec<&str> = Vec::new();
-    let consumer = |g: &str| matches!(g, "rtx3090" | "rtx4090");
-    let training = w.task.is_training();
-    if let Some(g) = named {
-        if consumer(g) && w.arch.params_b >= 60.0 {
-            out.push("pitfall-4090-70b");
-        }
-        if training && matches!(g, "t4" | "v100s-32g" | "rtx3090" | "rtx4090") {
-            out.push("pitfall-inference-card-training");
-        }
-        if g == "h100-sxm" && !training && w.arch.params_b <= 14.0 {
-            out.push("pitfall-small-model-h100");
-        } else if g == "h100-sxm" && !training {
-            out.push("pitfall-h100-for-inference");
-        }
-        if training
-            && ctx.asked.gpu_count.unwrap_or(1) > 1
-            && ctx.cat.offer_for_gpu(g).is_some_and(|o| o.link.is_empty())
-        {
-            out.push("pitfall-no-nvlink-multi-gpu");
-        }
-    }
-    if ctx.asked.domestic {
-        out.push("ascend");
-    }
-    if training && best.is_some_and(|c| c.cards > 1) {
-        out.push("nvlink");
-    }
-    if w.precision == Precision::Fp8 {
-        out.push("fp8");
-    }
-    if !training && (w.concurrency > 1 || w.context >= 16384) {
-        out.push("concurrency");
-    }
-    if ctx.asked.annual || ctx.asked.months.is_some_and(|m| m >= ANNUAL_MONTHS) {
-        out.push("pitfall-annual-contract");
-    }
-    if matches!(w.task, Task::Full | Task::Pretrain) {
-        out.push("formula");
-    }
-    let mut ids: Vec<String> = out.into_iter().map(String::from).collect();
-    for t in &ctx.parsed.topics {
-        if !ids.contains(t) {
-            ids.push(t.clone());
-        }
-    }
-    ids
-}
-
-fn add_topic_snippets(ctx: &Context<'_>, ids: &[String], ans: &mut Answer, max: usize) {
-    for id in ids.iter().take(max) {
-        if let Some(topic) = ctx.cat.topic(id) {
-            ans.rendered
-                .text(ctx.snippets.get(ctx.cat, topic, ctx.lang));
-            ans.topics.push(topic.id.clone());
-        }
-    }
-}
-
-fn faq(ctx: &Context<'_>, ans: &mut Answer) {
-    let lang = ctx.lang;
-    let mut ids = ctx.parsed.topics.iter();
-    if let Some(topic) = ids.next().and_then(|id| ctx.cat.topic(id)) {
-        ans.rendered
-            .title(t(lang, &topic.title_zh, &topic.title_en));
-        ans.rendered
-            .text(t(lang, &topic.text_zh, &topic.text_en).trim());
-        ans.topics.push(topic.id.clone());
-    }
-    if let Some(next) = ids.next().and_then(|id| ctx.cat.topic(id)) {
-        ans.rendered.text(ctx.snippets.get(ctx.cat, next, lang));
-        ans.topics.push(next.id.clone());
-    }
-}
-
-/// Greeting or unknown question: what the bot does and three questions to try.
-pub fn help(ctx: &Context<'_>, ans: &mut Answer, unknown: bool) {
-    let lang = ctx.lang;
-    let r = &mut ans.rendered;
-    if let Some(i) = &ctx.parsed.invalid {
-        r.text(invalid_text(i, lang));
-    } else if unknown {
-        r.text(t(
-            lang,
-            "这个问题我没看懂，我只回答 GPU 租用和大模型选卡的问题。",
-            "I did not catch that: I answer questions about renting GPUs for AI models.",
-        ));
-    } else {
-        r.title(t(
-            lang,
-            "你好，我是 GPU 选型顾问",
-            "Hi, I am the GPU rental advisor",
-        ));
-        r.text(t(
-            lang,
-            "告诉我模型、任务（推理 / LoRA / 全参 / 预训练）、精度、并发或预算，我按显存估算推荐最省钱的配置并报价。",
-            "Tell me the model, the task (inference / LoRA / full fine-tune / pretraining), precision, concurrency or budget: I estimate the GPU memory and quote the cheapest configuration that fits.",
-        ));
-    }
-    r.text(t(lang, "可以这样问：", "Try:"));
-    r.bullets(match lang {
-        Lang::Zh => vec![
-            "微调 Qwen-14B 要什么卡?".into(),
-            "4090 能跑 70B 吗".into(),
-            "预算三千五能干嘛".into(),
-        ],
-        Lang::En => vec![
-            "What GPU do I need to fine-tune Qwen-14B?".into(),
-            "Can a 4090 run a 70B model?".into(),
-            "What can I rent for $500 a month?".into(),
-        ],
-    });
 }
