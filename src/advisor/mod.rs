@@ -14,4 +14,7 @@ pub mod recommend;
 pub mod reply;
 pub mod workload;
 
+#[cfg(test)]
+mod fixtures;
+
 pub use answer::{Advisor, Answer, Intent, State};

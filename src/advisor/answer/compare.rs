@@ -113,7 +113,7 @@ pub fn compare(ctx: &Context<'_>, ans: &mut Answer) {
         });
         let multi_train: Vec<&str> = gpus
             .iter()
-            .filter(|g| g.bf16 && !g.link.is_empty() && !g.id.starts_with("rtx"))
+            .filter(|g| g.bf16 && !g.link.is_empty() && !g.consumer)
             .map(|g| g.name.as_str())
             .collect();
         if !multi_train.is_empty() {
@@ -127,8 +127,7 @@ pub fn compare(ctx: &Context<'_>, ans: &mut Answer) {
         }
         ans.rendered.bullets(lines);
     }
-    if gpus.iter().any(|g| g.id.starts_with("rtx")) && gpus.iter().any(|g| !g.id.starts_with("rtx"))
-    {
+    if gpus.iter().any(|g| g.consumer) && gpus.iter().any(|g| !g.consumer) {
         add_topic(ctx, ans, "consumer-vs-datacenter");
     } else {
         add_topic(ctx, ans, "hbm-bandwidth");

@@ -1,5 +1,8 @@
 //! Knowledge topics in an answer: an FAQ answered whole, and the pitfalls and FAQs that
-//! apply to a workload quoted in brief (DOMAIN.md §3–§5). Wording is `snippets`'.
+//! apply to a workload quoted in brief (DOMAIN.md §3–§5). Which pitfalls apply is read
+//! from the card's flags in `gpus.toml` (`consumer`, `serving_only`, `training_flagship`)
+//! and the offer's link, never from card ids, so a renamed or added card keeps its
+//! warnings. Wording is `snippets`'.
 
 use super::context::Context;
 use crate::advisor::catalog::ANNUAL_MONTHS;
@@ -16,23 +19,27 @@ pub fn contextual_topics(
     named: Option<&str>,
 ) -> Vec<String> {
     let mut out: Vec<&str> = Vec::new();
-    let consumer = |g: &str| matches!(g, "rtx3090" | "rtx4090");
     let training = w.task.is_training();
-    if let Some(g) = named {
-        if consumer(g) && w.arch.params_b >= 60.0 {
+    if let Some(g) = named.and_then(|g| ctx.cat.gpu(g)) {
+        // A consumer card's 24 GB cannot hold a 60B+ model even at INT4 with context.
+        if g.consumer && w.arch.params_b >= 60.0 {
             out.push("pitfall-4090-70b");
         }
-        if training && matches!(g, "t4" | "v100s-32g" | "rtx3090" | "rtx4090") {
+        if training && g.serving_only {
             out.push("pitfall-inference-card-training");
         }
-        if g == "h100-sxm" && !training && w.arch.params_b <= 14.0 {
+        // A flagship training card to serve a model: up to 14B fits a much cheaper card.
+        if g.training_flagship && !training && w.arch.params_b <= 14.0 {
             out.push("pitfall-small-model-h100");
-        } else if g == "h100-sxm" && !training {
+        } else if g.training_flagship && !training {
             out.push("pitfall-h100-for-inference");
         }
         if training
             && ctx.asked.gpu_count.unwrap_or(1) > 1
-            && ctx.cat.offer_for_gpu(g).is_some_and(|o| o.link.is_empty())
+            && ctx
+                .cat
+                .offer_for_gpu(&g.id)
+                .is_some_and(|o| o.link.is_empty())
         {
             out.push("pitfall-no-nvlink-multi-gpu");
         }
