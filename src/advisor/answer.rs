@@ -135,3 +135,6 @@ pub fn compose(ctx: &Context<'_>, intent: Intent) -> Answer {
     }
     ans
 }
+
+#[cfg(test)]
+mod tests;

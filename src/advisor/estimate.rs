@@ -95,3 +95,6 @@ pub fn bill(w: &Workload, p: Precision) -> Bill {
         Task::Lora | Task::Qlora | Task::Full | Task::Pretrain => training::training_bill(w),
     }
 }
+
+#[cfg(test)]
+mod tests;

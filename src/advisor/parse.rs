@@ -164,3 +164,6 @@ fn detect_lang(text: &str) -> Option<Lang> {
         None
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -452,3 +452,6 @@ pub fn budget_pick(cat: &Catalog, budget: f64, domestic: bool) -> Option<(&Offer
     }
     best.map(|(o, g, u, _, _)| (o, g, u))
 }
+
+#[cfg(test)]
+mod tests;

@@ -398,3 +398,6 @@ impl Workload {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;
