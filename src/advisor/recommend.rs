@@ -362,7 +362,8 @@ impl<'c, 'w> Search<'c, 'w> {
                 months: self.months,
                 ..Limits::default()
             };
-            let mut out = Vec::new();
+            let counts = self.offers.iter().map(|(o, _)| o.counts.len()).sum();
+            let mut out = Vec::with_capacity(counts);
             for &(offer, gpu) in &self.offers {
                 push_offer(&mut out, offer, gpu, w, &self.bills, &all, &pf);
             }

@@ -52,7 +52,20 @@ impl Reply {
 
     /// Markdown as the CLI, `/v1/ask` and the console show it.
     pub fn markdown(&self) -> String {
-        let mut out = String::with_capacity(1024);
+        // Sized once: the text of every block plus its markup (a reply is a few KB).
+        let text: usize = self
+            .blocks
+            .iter()
+            .map(|b| match b {
+                Block::Title(t) | Block::Text(t) => t.len() + 6,
+                Block::Bullets(items) => items.iter().map(|i| i.len() + 3).sum(),
+                Block::Table { head, rows } => std::iter::once(head)
+                    .chain(rows)
+                    .map(|r| r.iter().map(|c| c.len() + 4).sum::<usize>() + 6)
+                    .sum(),
+            })
+            .sum();
+        let mut out = String::with_capacity(text + 16);
         for b in &self.blocks {
             if !out.is_empty() {
                 out.push('\n');
