@@ -4,8 +4,10 @@
 
 use super::catalog::{Catalog, Gpu, Offer, Range, Unit};
 use super::estimate::{self, Bill};
-use super::workload::{Precision, Task, Workload};
-use std::cell::OnceCell;
+
+mod search;
+use super::workload::{Precision, Workload};
+pub use search::{candidate, candidates, Bills, Search};
 
 /// A recommendation needs `need × HEADROOM ≤ memory` (DOMAIN.md §6).
 pub const HEADROOM: f64 = 1.2;
@@ -103,128 +105,11 @@ pub fn ineligible(
     None
 }
 
-fn card_memory(offer: &Offer, gpu: &Gpu) -> f64 {
+pub(super) fn card_memory(offer: &Offer, gpu: &Gpu) -> f64 {
     offer.slice_memory_gb.unwrap_or(gpu.memory_gb)
 }
 
-/// Builds a candidate for `units` of `offer` at precision `p`.
-pub fn candidate<'c>(
-    cat: &'c Catalog,
-    offer: &'c Offer,
-    units: u32,
-    w: &Workload,
-    p: Precision,
-) -> Option<Candidate<'c>> {
-    let gpu = cat.gpu(&offer.gpu)?;
-    Some(build(offer, gpu, units, w, p, &estimate::bill(w, p)))
-}
-
-fn build<'c>(
-    offer: &'c Offer,
-    gpu: &'c Gpu,
-    units: u32,
-    w: &Workload,
-    p: Precision,
-    bill: &Bill,
-) -> Candidate<'c> {
-    let cards = units * offer.cards_per_unit;
-    Candidate {
-        offer,
-        gpu,
-        units,
-        cards,
-        precision: p,
-        train_hours: estimate::train_hours(w, gpu, cards),
-        decode_tokens_per_s: estimate::decode_tokens_per_s(w, bill, p, gpu, cards),
-        per_card_gb: bill.per_card(cards),
-        bill: bill.clone(),
-        card_memory_gb: card_memory(offer, gpu),
-        months_limit: None,
-    }
-}
-
-/// Every eligible configuration of the catalog under `limits`, with the precision
-/// chosen per card by `precision_for` (None: this card can't run that level).
-pub fn candidates<'c>(
-    cat: &'c Catalog,
-    w: &Workload,
-    limits: &Limits,
-    precision_for: &dyn Fn(&Gpu) -> Option<Precision>,
-) -> Vec<Candidate<'c>> {
-    let bills = Bills::new(w);
-    let mut out = Vec::new();
-    for (offer, gpu) in offers(cat, limits.domestic) {
-        if limits.gpu.as_deref().is_some_and(|g| g != offer.gpu) {
-            continue;
-        }
-        push_offer(&mut out, offer, gpu, w, &bills, limits, precision_for);
-    }
-    out
-}
-
-/// The offers of the catalog the search looks at, with their GPU: domestic hardware only
-/// when asked for, never otherwise (DOMAIN.md §6).
-fn offers(cat: &Catalog, domestic: bool) -> impl Iterator<Item = (&Offer, &Gpu)> {
-    cat.offers
-        .iter()
-        .filter(move |o| o.domestic == domestic)
-        .filter_map(|o| Some((o, cat.gpu(&o.gpu)?)))
-}
-
-fn push_offer<'c>(
-    out: &mut Vec<Candidate<'c>>,
-    offer: &'c Offer,
-    gpu: &'c Gpu,
-    w: &Workload,
-    bills: &Bills<'_>,
-    limits: &Limits,
-    precision_for: &dyn Fn(&Gpu) -> Option<Precision>,
-) {
-    let Some(p) = precision_for(gpu) else {
-        return;
-    };
-    // Cards without BF16 (T4, V100S) run 16-bit weights as FP16: same memory.
-    let p = if p == Precision::Bf16 && !gpu.bf16 {
-        Precision::Fp16
-    } else {
-        p
-    };
-    for &units in &offer.counts {
-        let cards = units * offer.cards_per_unit;
-        if limits.count.is_some_and(|c| c != cards && c != units) {
-            continue;
-        }
-        if ineligible(offer, gpu, cards, w, p).is_some() {
-            continue;
-        }
-        let mut c = build(offer, gpu, units, w, p, bills.get(p));
-        c.months_limit = limits.months;
-        out.push(c);
-    }
-}
-
-/// The memory bills of one workload, each computed the first time a precision needs it:
-/// a search prices every configuration at a handful of precisions, and the bill depends
-/// only on the workload and the precision.
-pub struct Bills<'w> {
-    w: &'w Workload,
-    by_precision: [OnceCell<Bill>; Precision::COUNT],
-}
-
-impl<'w> Bills<'w> {
-    pub fn new(w: &'w Workload) -> Bills<'w> {
-        Bills {
-            w,
-            by_precision: Default::default(),
-        }
-    }
-    /// The bill of the workload at `p`: [`estimate::bill`], computed once.
-    pub fn get(&self, p: Precision) -> &Bill {
-        self.by_precision[p.index()].get_or_init(|| estimate::bill(self.w, p))
-    }
-}
-
-fn within_budget(c: &Candidate<'_>, budget: Option<f64>) -> bool {
+pub(super) fn within_budget(c: &Candidate<'_>, budget: Option<f64>) -> bool {
     budget.is_none_or(|b| c.monthly().max <= b + 1e-9)
 }
 
@@ -237,7 +122,7 @@ pub fn cheapest<'a, 'c>(
     cheapest_of(list.iter(), hours_per_month)
 }
 
-fn cheapest_of<'a, 'c: 'a, I>(list: I, hours_per_month: f64) -> Option<&'a Candidate<'c>>
+pub(super) fn cheapest_of<'a, 'c: 'a, I>(list: I, hours_per_month: f64) -> Option<&'a Candidate<'c>>
 where
     I: Iterator<Item = &'a Candidate<'c>> + Clone,
 {
@@ -266,7 +151,7 @@ pub fn fastest<'a, 'c>(list: &'a [Candidate<'c>]) -> Option<&'a Candidate<'c>> {
     fastest_of(list.iter())
 }
 
-fn fastest_of<'a, 'c: 'a>(
+pub(super) fn fastest_of<'a, 'c: 'a>(
     list: impl Iterator<Item = &'a Candidate<'c>>,
 ) -> Option<&'a Candidate<'c>> {
     list.filter(|c| c.train_hours.is_some()).min_by(|a, b| {
@@ -310,124 +195,6 @@ pub struct Plan<'c> {
 /// Searches the catalog for `w` under `limits`.
 pub fn plan<'c>(cat: &'c Catalog, w: &Workload, limits: &Limits) -> Plan<'c> {
     Search::new(cat, w, limits).plan(limits)
-}
-
-/// One workload's search: every configuration of the catalog at each precision level
-/// it may step down to, built once (level by level, as a plan first needs it) and shared
-/// by the plans of one answer, which differ only in the card and count they keep to.
-pub struct Search<'c, 'w> {
-    cat: &'c Catalog,
-    w: &'w Workload,
-    bills: Bills<'w>,
-    months: Option<f64>,
-    offers: Vec<(&'c Offer, &'c Gpu)>,
-    /// Candidates per step-down level (index = `Precision::level`), without card limits.
-    levels: [OnceCell<Vec<Candidate<'c>>>; 4],
-}
-
-impl<'c, 'w> Search<'c, 'w> {
-    /// The search for `w`, domestic or not and over the rental period as `limits` say;
-    /// their card, count and budget are applied by [`Search::plan`].
-    pub fn new(cat: &'c Catalog, w: &'w Workload, limits: &Limits) -> Search<'c, 'w> {
-        Search {
-            cat,
-            w,
-            bills: Bills::new(w),
-            months: limits.months,
-            offers: offers(cat, limits.domestic).collect(),
-            levels: Default::default(),
-        }
-    }
-
-    pub fn workload(&self) -> &'w Workload {
-        self.w
-    }
-
-    /// The workload's bill at `p`, computed once per search.
-    pub fn bill(&self, p: Precision) -> &Bill {
-        self.bills.get(p)
-    }
-
-    fn level(&self, level: u8) -> &[Candidate<'c>] {
-        self.levels[level as usize].get_or_init(|| {
-            let w = self.w;
-            let pf = |g: &Gpu| {
-                if w.task == Task::Inference {
-                    precision_at(level, w.precision, g)
-                } else {
-                    Some(w.precision)
-                }
-            };
-            let all = Limits {
-                months: self.months,
-                ..Limits::default()
-            };
-            let counts = self.offers.iter().map(|(o, _)| o.counts.len()).sum();
-            let mut out = Vec::with_capacity(counts);
-            for &(offer, gpu) in &self.offers {
-                push_offer(&mut out, offer, gpu, w, &self.bills, &all, &pf);
-            }
-            out
-        })
-    }
-
-    /// The plan under `limits` (whose `domestic` and `months` must be the search's):
-    /// the cheapest fitting configuration at the first precision level that has one,
-    /// and the alternatives around it (DOMAIN.md §6).
-    pub fn plan(&self, limits: &Limits) -> Plan<'c> {
-        let w = self.w;
-        let hpm = self.cat.billing.hours_per_month;
-        let levels = if w.task == Task::Inference {
-            w.precision.level()..=3
-        } else {
-            w.precision.level()..=w.precision.level()
-        };
-        let mut out = Plan {
-            best: None,
-            stepped_down: false,
-            quote: None,
-            tight: None,
-            fastest: None,
-        };
-        let kept = |c: &&Candidate<'c>| {
-            limits.gpu.as_deref().is_none_or(|g| g == c.offer.gpu)
-                && limits.count.is_none_or(|n| n == c.cards || n == c.units)
-        };
-        for level in levels {
-            let all = self.level(level).iter().filter(kept);
-            let fitting = all.clone().filter(|c| c.fits_headroom());
-            let affordable = fitting.clone().filter(|c| within_budget(c, limits.budget));
-            if out.quote.is_none() && limits.budget.is_some() {
-                out.quote = fitting
-                    .clone()
-                    .filter(|c| {
-                        !within_budget(c, limits.budget)
-                            && limits.budget.is_some_and(|b| c.monthly().min <= b)
-                    })
-                    .min_by(|a, b| a.cost(hpm).total_cmp(&b.cost(hpm)))
-                    .cloned();
-            }
-            if let Some(best) = cheapest_of(affordable.clone(), hpm) {
-                let cost = best.cost(hpm);
-                out.tight = all
-                    .filter(|c| {
-                        !c.fits_headroom()
-                            && c.fits_tight()
-                            && c.cost(hpm) < cost
-                            && within_budget(c, limits.budget)
-                    })
-                    .min_by(|a, b| a.cost(hpm).total_cmp(&b.cost(hpm)))
-                    .cloned();
-                out.fastest = fastest_of(affordable)
-                    .filter(|f| f.train_hours < best.train_hours)
-                    .cloned();
-                out.stepped_down = level != w.precision.level();
-                out.best = Some(best.clone());
-                return out;
-            }
-        }
-        out
-    }
 }
 
 /// The configuration a budget alone buys (DOMAIN.md §6): within budget, the largest

@@ -1,6 +1,6 @@
 use super::*;
 use crate::advisor::fixtures::advisor;
-use crate::advisor::workload::Asked;
+use crate::advisor::workload::{Asked, Task};
 
 fn workload(model: &str, task: Task, precision: Option<Precision>) -> Workload {
     let asked = Asked {
