@@ -1,11 +1,13 @@
 //! Recommendation: the cheapest rentable configuration that fits a workload, by the
 //! rules of DOMAIN.md §6 (20 % headroom, card counts, which cards may train, FP8 only on
 //! FP8 cards, domestic hardware only when asked, step-down, budgets, job cost).
+//! Memory comes from `estimate`; this module chooses, it neither estimates nor words
+//! anything (the answer modules do).
+
+mod search;
 
 use super::catalog::{Catalog, Gpu, Offer, Range, Unit};
 use super::estimate::{self, Bill};
-
-mod search;
 use super::workload::{Precision, Workload};
 pub use search::{candidate, candidates, Bills, Search};
 

@@ -1,6 +1,7 @@
 //! The neutral reply: a list of blocks that each adapter renders (markdown here;
 //! Telegram HTML, Discord embeds and WeCom markdown in their adapters), plus the number
-//! formatting every reply shares.
+//! formatting every reply shares. Presentation only: nothing here decides what a reply
+//! says or looks anything up.
 
 use super::catalog::Range;
 use super::parse::Lang;

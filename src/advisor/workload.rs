@@ -1,6 +1,7 @@
 //! Workloads: what the user asked for (`Asked`, every field optional, so a follow-up can
 //! override a part of the previous turn) and what the estimator runs (`Workload`, with
-//! the documented defaults filled in and the model's architecture resolved).
+//! the documented defaults filled in and the model's architecture resolved). It neither
+//! parses text nor estimates memory.
 
 use super::catalog::{Catalog, KvForm, Model, ModelKind};
 use serde::{Deserialize, Serialize};
