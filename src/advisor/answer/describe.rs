@@ -9,6 +9,7 @@ use crate::advisor::parse::Lang;
 use crate::advisor::recommend::{Candidate, HEADROOM, TIGHT};
 use crate::advisor::reply::{duration, gb, money, money_range, params, t};
 use crate::advisor::workload::{Task, Workload};
+use std::fmt::Write;
 
 pub fn task_name(task: Task, lang: Lang) -> &'static str {
     match (task, lang) {
@@ -144,12 +145,13 @@ fn config_name(c: &Candidate<'_>, lang: Lang) -> String {
 fn price_text(c: &Candidate<'_>, lang: Lang) -> String {
     let mut s = format!("{}{}", money_range(c.monthly()), t(lang, "/月", "/month"));
     if c.offer.annual_discount > 0.0 {
-        s.push_str(&format!(
+        let _ = write!(
+            s,
             "{}{}{}",
             t(lang, "，年付 ", ", annual "),
             money_range(c.annual_monthly()),
             t(lang, "/月", "/month")
-        ));
+        );
     }
     if c.offer.estimated {
         s.push_str(t(
@@ -175,7 +177,8 @@ pub fn recommendation_line(
         config_name(c, lang)
     );
     if stepped {
-        s.push_str(&format!(
+        let _ = write!(
+            s,
             "{}{}{}",
             t(lang, "，按 ", ", at "),
             c.precision.label(),
@@ -184,9 +187,10 @@ pub fn recommendation_line(
                 "（原精度没有可行配置，已降一级）",
                 " (nothing fits at the requested precision, stepped down)"
             )
-        ));
+        );
     }
-    s.push_str(&format!(
+    let _ = write!(
+        s,
         "{}{} / {} GB{}",
         t(lang, "，每卡需 ", ": needs "),
         gb(c.per_card_gb),
@@ -196,16 +200,18 @@ pub fn recommendation_line(
             "（满足 20% 余量）",
             " per card (within the 20 % headroom)"
         )
-    ));
-    s.push_str(&format!(
+    );
+    let _ = write!(
+        s,
         "{}{}",
         t(lang, "。价格 ", ". Price "),
         price_text(c, lang)
-    ));
+    );
     // The rental period asked for, priced as the price card prices it.
     if let Some(m) = c.months_limit.filter(|m| *m > 0.0) {
         let (total, disc) = c.offer.period_total(c.units, m);
-        s.push_str(&format!(
+        let _ = write!(
+            s,
             "{}{m:.0}{}{}{}",
             t(lang, "，租 ", "; "),
             t(lang, " 个月共 ", " months: "),
@@ -215,10 +221,11 @@ pub fn recommendation_line(
             } else {
                 ""
             }
-        ));
+        );
     }
     if let Some(h) = c.train_hours {
-        s.push_str(&format!(
+        let _ = write!(
+            s,
             "{}{}{}{:.0}%{}",
             t(lang, "。训练时长 ", ". Training time "),
             duration(h, lang),
@@ -229,12 +236,13 @@ pub fn recommendation_line(
             ),
             TRAINING_MFU * 100.0,
             t(lang, "）", " MFU)")
-        ));
+        );
         if let Some(m) = c
             .months_limit
             .filter(|m| h / cat.billing.hours_per_month > *m)
         {
-            s.push_str(&format!(
+            let _ = write!(
+                s,
                 "{}{m:.0}{}",
                 t(lang, "，超出 ", "; longer than the "),
                 t(
@@ -242,18 +250,19 @@ pub fn recommendation_line(
                     " 个月租期，这是最快的配置",
                     "-month rental: this is the fastest configuration"
                 )
-            ));
+            );
         }
     }
     if let Some(v) = c.decode_tokens_per_s {
-        s.push_str(&format!(
+        let _ = write!(
+            s,
             "{}{:.0} tokens/s{}{:.0}%{}",
             t(lang, "。单路生成约 ", ". Single-stream decode about "),
             v,
             t(lang, "（带宽利用率 ", " (at "),
             DECODE_MBU * 100.0,
             t(lang, "）", " of memory bandwidth)")
-        ));
+        );
     }
     if c.offer.unit == Unit::Machine && c.units > 1 {
         s.push_str(t(
