@@ -107,20 +107,21 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
         }
         None => r.text(describe::nothing_fits(w, a.budget_cny, lang)),
     }
-    alternatives(ctx, w, &plan, best.as_ref(), ans);
+    alternatives(ctx, &search, &plan, best.as_ref(), ans);
     let topics = contextual_topics(ctx, w, best.as_ref(), named);
     add_topic_snippets(ctx, &topics, ans, 2);
 }
 
 fn alternatives(
     ctx: &Context<'_>,
-    w: &Workload,
+    search: &Search<'_, '_>,
     plan: &Plan<'_>,
     best: Option<&Candidate<'_>>,
     ans: &mut Answer,
 ) {
     let cat = ctx.cat;
     let lang = ctx.lang;
+    let w = search.workload();
     let hpm = cat.billing.hours_per_month;
     let mut lines = Vec::new();
     let best_cost = best.map(|b| b.cost(hpm));
@@ -234,7 +235,13 @@ fn alternatives(
         _ => {}
     }
     for (v, why) in variants {
-        let p = recommend::plan(cat, &v, &ctx.limits);
+        // Serving at INT4 is this search's lowest step-down level: the configurations
+        // are those already built; a lighter training method is a search of its own.
+        let p = if v.task == Task::Inference {
+            search.plan_from(Precision::Int4.level(), &ctx.limits)
+        } else {
+            recommend::plan(cat, &v, &ctx.limits)
+        };
         if let Some(c) = p.best {
             let cheaper = best_cost.is_none_or(|bc| c.cost(hpm) < bc - 1e-6);
             if cheaper {

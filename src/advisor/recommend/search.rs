@@ -192,12 +192,18 @@ impl<'c, 'w> Search<'c, 'w> {
     /// the cheapest fitting configuration at the first precision level that has one,
     /// and the alternatives around it (DOMAIN.md §6).
     pub fn plan(&self, limits: &Limits) -> Plan<'c> {
+        self.plan_from(self.w.precision.level(), limits)
+    }
+
+    /// As [`plan`](Self::plan), for serving from step-down level `first` on: the plan of
+    /// the same workload asked at that level's precision (its INT4 variant is level 3).
+    pub fn plan_from(&self, first: u8, limits: &Limits) -> Plan<'c> {
         let w = self.w;
         let hpm = self.cat.billing.hours_per_month;
         let levels = if w.task == Task::Inference {
-            w.precision.level()..=3
+            first..=3
         } else {
-            w.precision.level()..=w.precision.level()
+            first..=first
         };
         let mut out = Plan {
             best: None,

@@ -150,3 +150,29 @@ fn plans_of_one_search_match_searches_of_their_own() {
         }
     }
 }
+
+/// The INT4 alternative of a served model is read from the model's own search.
+#[test]
+fn int4_from_the_search_is_the_int4_variant_searched_alone() {
+    let cat = &advisor().catalog;
+    for model in ["qwen-7b", "qwen-72b", "deepseek-r1"] {
+        let w = workload(model, Task::Inference, None);
+        let mut v = w.clone();
+        v.precision = Precision::Int4;
+        for limits in [
+            Limits::default(),
+            Limits {
+                budget: Some(5000.0),
+                ..Limits::default()
+            },
+        ] {
+            let shared = Search::new(cat, &w, &limits).plan_from(3, &limits).best;
+            let own = plan(cat, &v, &limits).best;
+            let id = |c: &Option<Candidate<'_>>| {
+                c.as_ref()
+                    .map(|c| (c.offer.id.clone(), c.units, c.precision, c.per_card_gb))
+            };
+            assert_eq!(id(&shared), id(&own), "{model} {limits:?}");
+        }
+    }
+}
