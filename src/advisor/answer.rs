@@ -10,6 +10,7 @@ mod budget;
 mod compare;
 mod context;
 pub mod describe;
+mod fit;
 mod help;
 mod price;
 mod recommendation;

@@ -319,11 +319,6 @@ impl Lexicon {
         self.entry(name).patterns.iter().any(|re| re.is_match(text))
     }
 
-    /// The first match of any entry, required or not, by its name in `intents/`.
-    pub fn find_named(&self, name: &str, text: &str) -> Option<Found> {
-        self.entries[*self.numbers.get(name)?].find(text, false)
-    }
-
     pub fn len(&self) -> usize {
         self.entries.len()
     }

@@ -4,8 +4,8 @@
 //! `describe`'s, the rules are `recommend`'s.
 
 use super::context::Context;
-use super::describe;
 use super::topics::{add_topic_snippets, contextual_topics};
+use super::{describe, fit};
 use crate::advisor::contract::{round1, Answer, ConfigJson, EstimateJson, VerdictJson};
 use crate::advisor::lexicon::Cue;
 use crate::advisor::recommend::{self, Candidate, Limits, Plan, Search, TIGHT};
@@ -58,9 +58,7 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
             needed_gb: round1(need * count as f64),
             available_gb: round1(memory * count as f64),
         });
-        r.text(describe::verdict_line(
-            w, gpu, memory, count, need, fits, lang,
-        ));
+        r.text(fit::verdict_line(w, gpu, memory, count, need, fits, lang));
         let own = Limits {
             gpu: Some(gpu.id.clone()),
             ..limits.clone()
@@ -68,7 +66,7 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
         let on_card = search.plan(&own);
         if !fits || on_card.stepped_down {
             if let Some(c) = on_card.best.as_ref().or(on_card.tight.as_ref()) {
-                r.text(describe::named_way_out(c, w, lang));
+                r.text(fit::named_way_out(c, w, lang));
                 ans.alternatives.push(ConfigJson::from_candidate(
                     c,
                     Some(
@@ -105,7 +103,7 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
             ));
             ans.recommendation = Some(ConfigJson::from_candidate(c, None));
         }
-        None => r.text(describe::nothing_fits(w, a.budget_cny, lang)),
+        None => r.text(fit::nothing_fits(w, a.budget_cny, lang)),
     }
     alternatives(ctx, &search, &plan, best.as_ref(), ans);
     let topics = contextual_topics(ctx, w, best.as_ref(), named);
