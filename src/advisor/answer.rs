@@ -32,7 +32,8 @@ use super::recommend::Limits;
 use super::reply::Reply;
 use super::workload::Workload;
 
-/// The advisor: a validated catalog and the compiled parser.
+/// The advisor: a validated catalog, the parser compiled from it and the intents, and
+/// the topic snippets made from it once.
 pub struct Advisor {
     pub catalog: Catalog,
     pub parser: Parser,
