@@ -11,6 +11,9 @@
 
 use super::catalog::Problem;
 use super::numerals::{parse_number, NUM_PATTERN};
+
+mod names;
+pub use names::{Cue, Name, Slot};
 use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -58,11 +61,14 @@ pub struct Found {
 /// scanned once for all of them.
 #[derive(Debug)]
 pub struct Lexicon {
-    entries: HashMap<String, Entry, Names>,
-    /// All patterns of all entries, in one set.
-    all: regex::RegexSet,
+    /// Every entry, by number.
+    entries: Vec<Entry>,
     /// Each entry's number, by name.
     numbers: HashMap<String, usize, Names>,
+    /// The number of each [`Cue`] and [`Slot`] the parser reads, by [`Name::slot_index`].
+    required: Vec<usize>,
+    /// All patterns of all entries, in one set.
+    all: regex::RegexSet,
     /// For each pattern of `all`, the number of its entry.
     pattern_entry: Vec<usize>,
 }
@@ -111,9 +117,10 @@ impl std::hash::Hasher for NameHasher {
 impl Default for Lexicon {
     fn default() -> Self {
         Lexicon {
-            entries: HashMap::default(),
-            all: regex::RegexSet::empty(),
+            entries: Vec::new(),
             numbers: HashMap::default(),
+            required: Vec::new(),
+            all: regex::RegexSet::empty(),
             pattern_entry: Vec::new(),
         }
     }
@@ -121,57 +128,6 @@ impl Default for Lexicon {
 
 /// Which entries (by number) matched one text (from [`Lexicon::scan`]).
 pub struct Scan(Vec<bool>);
-
-/// Cue names the parser relies on; `check` fails when one is missing.
-pub const CUES: &[&str] = &[
-    "help",
-    "feasibility",
-    "compare",
-    "price",
-    "budget",
-    "recommend",
-    "followup",
-    "annual",
-    "machine",
-    "hourly",
-    "slice",
-    "domestic",
-    "offtopic",
-];
-
-/// Slot names the parser relies on.
-pub const SLOTS: &[&str] = &[
-    "task.qlora",
-    "task.lora",
-    "task.full",
-    "task.pretrain",
-    "task.train",
-    "task.inference",
-    "task.image",
-    "precision.fp32",
-    "precision.native",
-    "precision.fp16",
-    "precision.bf16",
-    "precision.fp8",
-    "precision.int8",
-    "precision.int4",
-    "format.awq",
-    "kv.8bit",
-    "optimizer.8bit",
-    "optimizer.offload",
-    "size",
-    "size.count",
-    "concurrency",
-    "context",
-    "micro_batch",
-    "budget.amount",
-    "budget.usd",
-    "months",
-    "years",
-    "train_tokens",
-    "train_tokens.billion",
-    "card_count",
-];
 
 impl Entry {
     /// The first match of any pattern that yields a value: its value and span.
@@ -239,7 +195,7 @@ impl Lexicon {
                             }),
                         }
                     }
-                    if lex.entries.contains_key(&e.name) {
+                    if lex.numbers.contains_key(&e.name) {
                         problems.push(Problem {
                             file: file.to_string(),
                             key: key.clone(),
@@ -249,32 +205,32 @@ impl Lexicon {
                     examples.push((
                         file.to_string(),
                         key,
-                        e.name.clone(),
+                        lex.entries.len(),
                         e.must_match,
                         e.no_match,
                     ));
-                    lex.entries.insert(
-                        e.name,
-                        Entry {
-                            patterns,
-                            value: e.value,
-                        },
-                    );
+                    lex.numbers.insert(e.name, lex.entries.len());
+                    lex.entries.push(Entry {
+                        patterns,
+                        value: e.value,
+                    });
                 }
             }
         }
-        for name in CUES.iter().chain(SLOTS) {
-            if !lex.entries.contains_key(*name) {
-                problems.push(Problem {
+        for name in names::required() {
+            match lex.numbers.get(name) {
+                Some(&n) => lex.required.push(n),
+                None => problems.push(Problem {
                     file: "intents/".into(),
-                    key: (*name).into(),
-                    message: "required entry is missing".into(),
-                });
+                    key: name.into(),
+                    message: "required entry is missing: the parser reads it".into(),
+                }),
             }
         }
-        for (file, key, name, yes, no) in examples {
+        for (file, key, number, yes, no) in examples {
+            let entry = &lex.entries[number];
             for ex in yes {
-                if lex.find(&name, &normalize(&ex)).is_none() {
+                if entry.find(&normalize(&ex), false).is_none() {
                     problems.push(Problem {
                         file: file.clone(),
                         key: key.clone(),
@@ -283,7 +239,7 @@ impl Lexicon {
                 }
             }
             for ex in no {
-                if lex.find(&name, &normalize(&ex)).is_some() {
+                if entry.find(&normalize(&ex), false).is_some() {
                     problems.push(Problem {
                         file: file.clone(),
                         key: key.clone(),
@@ -296,11 +252,10 @@ impl Lexicon {
             return Err(problems);
         }
         let mut sources = Vec::new();
-        for (number, (name, e)) in lex.entries.iter().enumerate() {
+        for (number, e) in lex.entries.iter().enumerate() {
             sources.extend(e.patterns.iter().map(|re| re.as_str().to_string()));
             lex.pattern_entry
                 .extend(std::iter::repeat_n(number, e.patterns.len()));
-            lex.numbers.insert(name.clone(), number);
         }
         lex.all = regex::RegexSetBuilder::new(&sources)
             .size_limit(1 << 24)
@@ -318,22 +273,30 @@ impl Lexicon {
 
     /// Scans `text` once for every pattern.
     pub fn scan(&self, text: &str) -> Scan {
-        let mut matched = vec![false; self.numbers.len()];
+        let mut matched = vec![false; self.entries.len()];
         for i in self.all.matches(text).iter() {
             matched[self.pattern_entry[i]] = true;
         }
         Scan(matched)
     }
 
-    /// As [`has`](Self::has), from a scan of the same text.
-    pub fn has_in(&self, scan: &Scan, name: &str) -> bool {
-        self.numbers
-            .get(name)
-            .is_some_and(|&n| scan.0.get(n).copied().unwrap_or(false))
+    fn entry(&self, name: impl Name) -> &Entry {
+        &self.entries[self.required[name.slot_index()]]
+    }
+
+    /// Whether the scan found a cue or slot.
+    pub fn has_in(&self, scan: &Scan, name: impl Name) -> bool {
+        scan.0[self.required[name.slot_index()]]
     }
 
     /// As [`find_with`](Self::find_with), running captures only if the scan matched.
-    pub fn find_in(&self, scan: &Scan, name: &str, text: &str, k_binary: bool) -> Option<Found> {
+    pub fn find_in(
+        &self,
+        scan: &Scan,
+        name: impl Name,
+        text: &str,
+        k_binary: bool,
+    ) -> Option<Found> {
         if self.has_in(scan, name) {
             self.find_with(name, text, k_binary)
         } else {
@@ -342,20 +305,18 @@ impl Lexicon {
     }
 
     /// The first match of a cue or slot in normalised text.
-    pub fn find(&self, name: &str, text: &str) -> Option<Found> {
+    pub fn find(&self, name: impl Name, text: &str) -> Option<Found> {
         self.find_with(name, text, false)
     }
 
     /// As [`find`](Self::find), reading `k` as 1024 (token counts) when `k_binary`.
-    pub fn find_with(&self, name: &str, text: &str, k_binary: bool) -> Option<Found> {
-        self.entries.get(name)?.find(text, k_binary)
+    pub fn find_with(&self, name: impl Name, text: &str, k_binary: bool) -> Option<Found> {
+        self.entry(name).find(text, k_binary)
     }
 
     /// Whether a cue (or a slot without a number) is present.
-    pub fn has(&self, name: &str, text: &str) -> bool {
-        self.entries
-            .get(name)
-            .is_some_and(|e| e.patterns.iter().any(|re| re.is_match(text)))
+    pub fn has(&self, name: impl Name, text: &str) -> bool {
+        self.entry(name).patterns.iter().any(|re| re.is_match(text))
     }
 
     pub fn len(&self) -> usize {
@@ -398,3 +359,6 @@ pub fn normalize(text: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

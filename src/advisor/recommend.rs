@@ -1,10 +1,15 @@
 //! Recommendation: the cheapest rentable configuration that fits a workload, by the
 //! rules of DOMAIN.md §6 (20 % headroom, card counts, which cards may train, FP8 only on
 //! FP8 cards, domestic hardware only when asked, step-down, budgets, job cost).
+//! Memory comes from `estimate`; this module chooses, it neither estimates nor words
+//! anything (the answer modules do).
+
+mod search;
 
 use super::catalog::{Catalog, Gpu, Offer, Range, Unit};
 use super::estimate::{self, Bill};
-use super::workload::{Precision, Task, Workload};
+use super::workload::{Precision, Workload};
+pub use search::{candidate, candidates, Bills, Search};
 
 /// A recommendation needs `need × HEADROOM ≤ memory` (DOMAIN.md §6).
 pub const HEADROOM: f64 = 1.2;
@@ -102,83 +107,11 @@ pub fn ineligible(
     None
 }
 
-fn card_memory(offer: &Offer, gpu: &Gpu) -> f64 {
+pub(super) fn card_memory(offer: &Offer, gpu: &Gpu) -> f64 {
     offer.slice_memory_gb.unwrap_or(gpu.memory_gb)
 }
 
-/// Builds a candidate for `units` of `offer` at precision `p`.
-pub fn candidate<'c>(
-    cat: &'c Catalog,
-    offer: &'c Offer,
-    units: u32,
-    w: &Workload,
-    p: Precision,
-) -> Option<Candidate<'c>> {
-    let gpu = cat.gpu(&offer.gpu)?;
-    let cards = units * offer.cards_per_unit;
-    let bill = estimate::bill(w, p);
-    let per_card_gb = bill.per_card(cards);
-    Some(Candidate {
-        offer,
-        gpu,
-        units,
-        cards,
-        precision: p,
-        train_hours: estimate::train_hours(w, gpu, cards),
-        decode_tokens_per_s: estimate::decode_tokens_per_s(w, &bill, p, gpu, cards),
-        bill,
-        per_card_gb,
-        card_memory_gb: card_memory(offer, gpu),
-        months_limit: None,
-    })
-}
-
-/// Every eligible configuration of the catalog under `limits`, with the precision
-/// chosen per card by `precision_for` (None: this card can't run that level).
-pub fn candidates<'c>(
-    cat: &'c Catalog,
-    w: &Workload,
-    limits: &Limits,
-    precision_for: &dyn Fn(&Gpu) -> Option<Precision>,
-) -> Vec<Candidate<'c>> {
-    let mut out = Vec::new();
-    for offer in &cat.offers {
-        if offer.domestic != limits.domestic {
-            continue;
-        }
-        if limits.gpu.as_deref().is_some_and(|g| g != offer.gpu) {
-            continue;
-        }
-        let Some(gpu) = cat.gpu(&offer.gpu) else {
-            continue;
-        };
-        let Some(p) = precision_for(gpu) else {
-            continue;
-        };
-        // Cards without BF16 (T4, V100S) run 16-bit weights as FP16: same memory.
-        let p = if p == Precision::Bf16 && !gpu.bf16 {
-            Precision::Fp16
-        } else {
-            p
-        };
-        for &units in &offer.counts {
-            let cards = units * offer.cards_per_unit;
-            if limits.count.is_some_and(|c| c != cards && c != units) {
-                continue;
-            }
-            if ineligible(offer, gpu, cards, w, p).is_some() {
-                continue;
-            }
-            if let Some(mut c) = candidate(cat, offer, units, w, p) {
-                c.months_limit = limits.months;
-                out.push(c);
-            }
-        }
-    }
-    out
-}
-
-fn within_budget(c: &Candidate<'_>, budget: Option<f64>) -> bool {
+pub(super) fn within_budget(c: &Candidate<'_>, budget: Option<f64>) -> bool {
     budget.is_none_or(|b| c.monthly().max <= b + 1e-9)
 }
 
@@ -188,16 +121,21 @@ pub fn cheapest<'a, 'c>(
     list: &'a [Candidate<'c>],
     hours_per_month: f64,
 ) -> Option<&'a Candidate<'c>> {
+    cheapest_of(list.iter(), hours_per_month)
+}
+
+pub(super) fn cheapest_of<'a, 'c: 'a, I>(list: I, hours_per_month: f64) -> Option<&'a Candidate<'c>>
+where
+    I: Iterator<Item = &'a Candidate<'c>> + Clone,
+{
     let in_time = |c: &Candidate<'_>| match (c.job_months(hours_per_month), c.months_limit) {
         (Some(need), Some(limit)) => need <= limit,
         _ => true,
     };
-    let pool: Vec<&Candidate<'c>> = if list.iter().any(in_time) {
-        list.iter().filter(|c| in_time(c)).collect()
-    } else {
-        return fastest(list);
-    };
-    pool.into_iter().min_by(|a, b| {
+    if !list.clone().any(in_time) {
+        return fastest_of(list);
+    }
+    list.filter(|c| in_time(c)).min_by(|a, b| {
         let (ca, cb) = (a.cost(hours_per_month), b.cost(hours_per_month));
         if (ca - cb).abs() <= 1e-6 * ca.max(cb) {
             let ha = a.train_hours.unwrap_or(0.0);
@@ -212,13 +150,17 @@ pub fn cheapest<'a, 'c>(
 }
 
 pub fn fastest<'a, 'c>(list: &'a [Candidate<'c>]) -> Option<&'a Candidate<'c>> {
-    list.iter()
-        .filter(|c| c.train_hours.is_some())
-        .min_by(|a, b| {
-            a.train_hours
-                .unwrap_or(f64::MAX)
-                .total_cmp(&b.train_hours.unwrap_or(f64::MAX))
-        })
+    fastest_of(list.iter())
+}
+
+pub(super) fn fastest_of<'a, 'c: 'a>(
+    list: impl Iterator<Item = &'a Candidate<'c>>,
+) -> Option<&'a Candidate<'c>> {
+    list.filter(|c| c.train_hours.is_some()).min_by(|a, b| {
+        a.train_hours
+            .unwrap_or(f64::MAX)
+            .total_cmp(&b.train_hours.unwrap_or(f64::MAX))
+    })
 }
 
 /// The precision a card runs at one step-down level (DOMAIN.md §6): the requested
@@ -254,66 +196,7 @@ pub struct Plan<'c> {
 
 /// Searches the catalog for `w` under `limits`.
 pub fn plan<'c>(cat: &'c Catalog, w: &Workload, limits: &Limits) -> Plan<'c> {
-    let hpm = cat.billing.hours_per_month;
-    let levels: Vec<u8> = if w.task == Task::Inference {
-        (w.precision.level()..=3).collect()
-    } else {
-        vec![w.precision.level()]
-    };
-    let mut out = Plan {
-        best: None,
-        stepped_down: false,
-        quote: None,
-        tight: None,
-        fastest: None,
-    };
-    for level in levels {
-        let pf = |g: &Gpu| {
-            if w.task == Task::Inference {
-                precision_at(level, w.precision, g)
-            } else {
-                Some(w.precision)
-            }
-        };
-        let all = candidates(cat, w, limits, &pf);
-        let fitting: Vec<Candidate<'c>> =
-            all.iter().filter(|c| c.fits_headroom()).cloned().collect();
-        let affordable: Vec<Candidate<'c>> = fitting
-            .iter()
-            .filter(|c| within_budget(c, limits.budget))
-            .cloned()
-            .collect();
-        if out.quote.is_none() && limits.budget.is_some() {
-            out.quote = fitting
-                .iter()
-                .filter(|c| {
-                    !within_budget(c, limits.budget)
-                        && limits.budget.is_some_and(|b| c.monthly().min <= b)
-                })
-                .min_by(|a, b| a.cost(hpm).total_cmp(&b.cost(hpm)))
-                .cloned();
-        }
-        if let Some(best) = cheapest(&affordable, hpm).cloned() {
-            let cost = best.cost(hpm);
-            out.tight = all
-                .iter()
-                .filter(|c| {
-                    !c.fits_headroom()
-                        && c.fits_tight()
-                        && c.cost(hpm) < cost
-                        && within_budget(c, limits.budget)
-                })
-                .min_by(|a, b| a.cost(hpm).total_cmp(&b.cost(hpm)))
-                .cloned();
-            out.fastest = fastest(&affordable)
-                .filter(|f| f.train_hours < best.train_hours)
-                .cloned();
-            out.stepped_down = level != w.precision.level();
-            out.best = Some(best);
-            return out;
-        }
-    }
-    out
+    Search::new(cat, w, limits).plan(limits)
 }
 
 /// The configuration a budget alone buys (DOMAIN.md §6): within budget, the largest
@@ -339,3 +222,6 @@ pub fn budget_pick(cat: &Catalog, budget: f64, domestic: bool) -> Option<(&Offer
     }
     best.map(|(o, g, u, _, _)| (o, g, u))
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,7 @@
 //! The neutral reply: a list of blocks that each adapter renders (markdown here;
 //! Telegram HTML, Discord embeds and WeCom markdown in their adapters), plus the number
-//! formatting every reply shares.
+//! formatting every reply shares. Presentation only: nothing here decides what a reply
+//! says or looks anything up.
 
 use super::catalog::Range;
 use super::parse::Lang;
@@ -52,7 +53,20 @@ impl Reply {
 
     /// Markdown as the CLI, `/v1/ask` and the console show it.
     pub fn markdown(&self) -> String {
-        let mut out = String::with_capacity(1024);
+        // Sized once: the text of every block plus its markup (a reply is a few KB).
+        let text: usize = self
+            .blocks
+            .iter()
+            .map(|b| match b {
+                Block::Title(t) | Block::Text(t) => t.len() + 6,
+                Block::Bullets(items) => items.iter().map(|i| i.len() + 3).sum(),
+                Block::Table { head, rows } => std::iter::once(head)
+                    .chain(rows)
+                    .map(|r| r.iter().map(|c| c.len() + 4).sum::<usize>() + 6)
+                    .sum(),
+            })
+            .sum();
+        let mut out = String::with_capacity(text + 16);
         for b in &self.blocks {
             if !out.is_empty() {
                 out.push('\n');
@@ -106,7 +120,7 @@ fn table_row(out: &mut String, cells: &[String]) {
     out.push('\n');
 }
 
-/// `v` with `decimals` places, rounded half away from zero as [`super::answer::round1`]
+/// `v` with `decimals` places, rounded half away from zero as [`super::contract::round1`]
 /// rounds the JSON figures, so the text and the JSON of one answer always agree. Formats
 /// through integers: exact decimal expansion of the binary value (what `{:.1}` does) is
 /// needless here and the slowest part of a reply.
@@ -260,7 +274,7 @@ mod tests {
         assert_eq!(Fixed(1e300, 1).to_string(), format!("{:.1}", 1e300));
         assert_eq!(Fixed(f64::NAN, 1).to_string(), "NaN");
         for v in [0.0, 0.05, 1.15, 23.95, 79.99, 1234.5678, 1e9 + 0.45] {
-            let json = crate::advisor::answer::round1(v);
+            let json = crate::advisor::contract::round1(v);
             assert_eq!(
                 Fixed(v, 1).to_string().parse::<f64>().ok(),
                 Some(json),

@@ -1,6 +1,7 @@
 //! Workloads: what the user asked for (`Asked`, every field optional, so a follow-up can
 //! override a part of the previous turn) and what the estimator runs (`Workload`, with
-//! the documented defaults filled in and the model's architecture resolved).
+//! the documented defaults filled in and the model's architecture resolved). It neither
+//! parses text nor estimates memory.
 
 use super::catalog::{Catalog, KvForm, Model, ModelKind};
 use serde::{Deserialize, Serialize};
@@ -72,6 +73,12 @@ impl Precision {
             Precision::Fp8 | Precision::Int8 => 2,
             Precision::Int4 => 3,
         }
+    }
+    /// How many precisions there are, for tables indexed by [`Precision::index`].
+    pub const COUNT: usize = 6;
+    /// A dense index in `0..COUNT`.
+    pub fn index(self) -> usize {
+        self as usize
     }
     pub fn is_quantized(self) -> bool {
         matches!(self, Precision::Int8 | Precision::Int4)
@@ -392,3 +399,6 @@ impl Workload {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,13 +1,15 @@
 //! Sentences about workloads and configurations, in Chinese and English. Each takes
-//! its numbers from the estimator or the catalog.
+//! its numbers from the estimator or the catalog; none decides anything (what to say is
+//! chosen by the answer modules) or computes a figure of its own.
 
-use super::answer::EstimateJson;
-use super::catalog::{Catalog, Gpu, Unit};
-use super::estimate::{DECODE_MBU, TRAINING_MFU};
-use super::parse::Lang;
-use super::recommend::{Candidate, HEADROOM, TIGHT};
-use super::reply::{duration, gb, money, money_range, params, t};
-use super::workload::{Task, Workload};
+use crate::advisor::catalog::{Catalog, Unit};
+use crate::advisor::contract::EstimateJson;
+use crate::advisor::estimate::{DECODE_MBU, TRAINING_MFU};
+use crate::advisor::parse::Lang;
+use crate::advisor::recommend::Candidate;
+use crate::advisor::reply::{duration, gb, money_range, params, t};
+use crate::advisor::workload::{Task, Workload};
+use std::fmt::Write;
 
 pub fn task_name(task: Task, lang: Lang) -> &'static str {
     match (task, lang) {
@@ -131,7 +133,7 @@ pub fn bill_line(e: &EstimateJson, w: &Workload, lang: Lang) -> String {
     )
 }
 
-fn config_name(c: &Candidate<'_>, lang: Lang) -> String {
+pub fn config_name(c: &Candidate<'_>, lang: Lang) -> String {
     let name = t(lang, &c.offer.name_zh, &c.offer.name_en);
     match c.offer.unit {
         Unit::Card if c.units > 1 => format!("{} × {}", c.units, name),
@@ -143,12 +145,13 @@ fn config_name(c: &Candidate<'_>, lang: Lang) -> String {
 fn price_text(c: &Candidate<'_>, lang: Lang) -> String {
     let mut s = format!("{}{}", money_range(c.monthly()), t(lang, "/月", "/month"));
     if c.offer.annual_discount > 0.0 {
-        s.push_str(&format!(
+        let _ = write!(
+            s,
             "{}{}{}",
             t(lang, "，年付 ", ", annual "),
             money_range(c.annual_monthly()),
             t(lang, "/月", "/month")
-        ));
+        );
     }
     if c.offer.estimated {
         s.push_str(t(
@@ -174,7 +177,8 @@ pub fn recommendation_line(
         config_name(c, lang)
     );
     if stepped {
-        s.push_str(&format!(
+        let _ = write!(
+            s,
             "{}{}{}",
             t(lang, "，按 ", ", at "),
             c.precision.label(),
@@ -183,9 +187,10 @@ pub fn recommendation_line(
                 "（原精度没有可行配置，已降一级）",
                 " (nothing fits at the requested precision, stepped down)"
             )
-        ));
+        );
     }
-    s.push_str(&format!(
+    let _ = write!(
+        s,
         "{}{} / {} GB{}",
         t(lang, "，每卡需 ", ": needs "),
         gb(c.per_card_gb),
@@ -195,16 +200,18 @@ pub fn recommendation_line(
             "（满足 20% 余量）",
             " per card (within the 20 % headroom)"
         )
-    ));
-    s.push_str(&format!(
+    );
+    let _ = write!(
+        s,
         "{}{}",
         t(lang, "。价格 ", ". Price "),
         price_text(c, lang)
-    ));
+    );
     // The rental period asked for, priced as the price card prices it.
     if let Some(m) = c.months_limit.filter(|m| *m > 0.0) {
         let (total, disc) = c.offer.period_total(c.units, m);
-        s.push_str(&format!(
+        let _ = write!(
+            s,
             "{}{m:.0}{}{}{}",
             t(lang, "，租 ", "; "),
             t(lang, " 个月共 ", " months: "),
@@ -214,10 +221,11 @@ pub fn recommendation_line(
             } else {
                 ""
             }
-        ));
+        );
     }
     if let Some(h) = c.train_hours {
-        s.push_str(&format!(
+        let _ = write!(
+            s,
             "{}{}{}{:.0}%{}",
             t(lang, "。训练时长 ", ". Training time "),
             duration(h, lang),
@@ -228,12 +236,13 @@ pub fn recommendation_line(
             ),
             TRAINING_MFU * 100.0,
             t(lang, "）", " MFU)")
-        ));
+        );
         if let Some(m) = c
             .months_limit
             .filter(|m| h / cat.billing.hours_per_month > *m)
         {
-            s.push_str(&format!(
+            let _ = write!(
+                s,
                 "{}{m:.0}{}",
                 t(lang, "，超出 ", "; longer than the "),
                 t(
@@ -241,18 +250,19 @@ pub fn recommendation_line(
                     " 个月租期，这是最快的配置",
                     "-month rental: this is the fastest configuration"
                 )
-            ));
+            );
         }
     }
     if let Some(v) = c.decode_tokens_per_s {
-        s.push_str(&format!(
+        let _ = write!(
+            s,
             "{}{:.0} tokens/s{}{:.0}%{}",
             t(lang, "。单路生成约 ", ". Single-stream decode about "),
             v,
             t(lang, "（带宽利用率 ", " (at "),
             DECODE_MBU * 100.0,
             t(lang, "）", " of memory bandwidth)")
-        ));
+        );
     }
     if c.offer.unit == Unit::Machine && c.units > 1 {
         s.push_str(t(
@@ -333,137 +343,4 @@ pub fn why_tight(c: &Candidate<'_>, w: &Workload, lang: Lang) -> String {
         t(lang, "），需保持 ", " used): keep "),
         limit
     )
-}
-
-/// The verdict on the card the user named.
-pub fn verdict_line(
-    w: &Workload,
-    gpu: &Gpu,
-    memory: f64,
-    count: u32,
-    need: f64,
-    fits: bool,
-    lang: Lang,
-) -> String {
-    let avail = memory * TIGHT;
-    let who = if count > 1 {
-        format!("{count} × {}", gpu.name)
-    } else {
-        gpu.name.clone()
-    };
-    let margin = avail - need;
-    let tight = fits && need * HEADROOM > memory;
-    let verdict = match (fits, tight, lang) {
-        (true, false, Lang::Zh) => "**可以**",
-        (true, true, Lang::Zh) => "**勉强可以（偏紧）**",
-        (false, _, Lang::Zh) => "**装不下**",
-        (true, false, Lang::En) => "**yes**",
-        (true, true, Lang::En) => "**yes, but tight**",
-        (false, _, Lang::En) => "**no, it does not fit**",
-    };
-    match lang {
-        Lang::Zh => format!(
-            "**结论**：{who} 跑 {} {}：{verdict}。每卡需要 {} GB，可用 {} GB（{}% 显存），{} {} GB。",
-            task_name(w.task, lang),
-            w.precision.label(),
-            gb(need),
-            gb(avail),
-            (TIGHT * 100.0) as u32,
-            if margin >= 0.0 { "余量" } else { "缺口" },
-            gb(margin.abs())
-        ),
-        Lang::En => format!(
-            "**Verdict**: {who} for {} at {}: {verdict}. Needs {} GB per card of {} GB usable ({}% of memory), {} {} GB.",
-            task_name(w.task, lang),
-            w.precision.label(),
-            gb(need),
-            gb(avail),
-            (TIGHT * 100.0) as u32,
-            if margin >= 0.0 { "margin" } else { "short by" },
-            gb(margin.abs())
-        ),
-    }
-}
-
-/// What does work on the named card: more cards or lower precision.
-pub fn named_way_out(c: &Candidate<'_>, w: &Workload, lang: Lang) -> String {
-    let what = if c.precision.level() != w.precision.level() {
-        format!(
-            "{} {}",
-            t(lang, "量化到", "quantize to"),
-            c.precision.label()
-        )
-    } else {
-        t(lang, "加卡", "use more cards").to_string()
-    };
-    match lang {
-        Lang::Zh => format!(
-            "**在这张卡上的办法**：{what}，{}，每卡约 {} GB，{}/月。",
-            config_name(c, lang),
-            gb(c.per_card_gb),
-            money_range(c.monthly())
-        ),
-        Lang::En => format!(
-            "**On that card**: {what}: {}, about {} GB per card, {}/month.",
-            config_name(c, lang),
-            gb(c.per_card_gb),
-            money_range(c.monthly())
-        ),
-    }
-}
-
-/// A topic in brief, for a reply that is mostly about something else: its title and
-/// its first sentences, up to about 200 characters.
-pub fn topic_snippet(topic: &super::catalog::Topic, lang: Lang) -> String {
-    let text = t(lang, &topic.text_zh, &topic.text_en).trim();
-    let mut out = String::new();
-    for sentence in text
-        .split_inclusive(['。', '！', '？', '\n'])
-        .flat_map(|s| s.split_inclusive(". "))
-    {
-        let s = sentence.trim();
-        if s.is_empty() || s.starts_with("- ") || s.starts_with("**") && s.ends_with("**") {
-            continue;
-        }
-        if !out.is_empty() && out.chars().count() + s.chars().count() > 200 {
-            break;
-        }
-        if !out.is_empty() && lang == Lang::En {
-            out.push(' ');
-        }
-        out.push_str(s);
-        if out.chars().count() >= 60 {
-            break;
-        }
-    }
-    let out: String = out.chars().take(240).collect();
-    format!(
-        "**{}**{}{}",
-        t(lang, &topic.title_zh, &topic.title_en),
-        t(lang, "：", ": "),
-        out
-    )
-}
-
-pub fn nothing_fits(w: &Workload, budget: Option<f64>, lang: Lang) -> String {
-    match (budget, lang) {
-        // Training is not stepped down in precision (DOMAIN.md §6): the ways out are
-        // the lighter methods among the alternatives, not INT4.
-        (Some(b), Lang::Zh) if w.task.is_training() => format!("**推荐**：预算 {}/月内没有能装下这个训练任务的配置（训练按所问的精度估算，不自动降精度）。可以提高预算，或用下面更省显存的做法。", money(b)),
-        (Some(b), Lang::En) if w.task.is_training() => format!("**Recommended**: no configuration within {}/month holds this training job (training keeps the precision asked for). Raise the budget or see the lighter options below.", money(b)),
-        (Some(b), Lang::Zh) => format!("**推荐**：预算 {}/月内没有能装下的配置（已试到 INT4）。可以提高预算或选下面的方案。", money(b)),
-        (Some(b), Lang::En) => format!("**Recommended**: nothing within {}/month fits, even at INT4. Raise the budget or see the options below.", money(b)),
-        (None, _) if w.task.is_training() => t(
-            lang,
-            "**推荐**：目录里没有单套配置能装下这个训练任务。可以改用 LoRA/QLoRA、8-bit Adam 或 offload，见下方。",
-            "**Recommended**: no single configuration in the catalog holds this training job. LoRA/QLoRA, 8-bit Adam or offload can: see below.",
-        )
-        .to_string(),
-        (None, _) => t(
-            lang,
-            "**推荐**：即使 INT4 也没有单套配置装得下，需要多台整机组网，请联系商务。",
-            "**Recommended**: nothing fits even at INT4; this needs several networked machines: ask sales.",
-        )
-        .to_string(),
-    }
 }

@@ -1,11 +1,14 @@
-//! Price and compare answers: what offers cost (list, annual, add-ons, multi-card and
-//! yearly totals) and how cards differ, straight from the catalog.
+//! Price answers: what offers cost (list, annual, add-ons, multi-card and yearly totals),
+//! straight from the catalog. No workload and no search here.
 
-use super::answer::{Answer, ConfigJson, Context};
-use super::catalog::{Gpu, Offer, Unit, ANNUAL_MONTHS};
-use super::parse::Lang;
-use super::reply::{money, money_range, t};
-use super::workload::{Asked, Precision};
+use super::context::Context;
+use super::topics::add_topic;
+use crate::advisor::catalog::{Offer, Unit, ANNUAL_MONTHS};
+use crate::advisor::contract::{Answer, ConfigJson};
+use crate::advisor::lexicon::Cue;
+use crate::advisor::parse::Lang;
+use crate::advisor::reply::{money, money_range, t};
+use crate::advisor::workload::Asked;
 
 /// The offers a price question is about: the named card's offers, narrowed by the
 /// machine / hourly / slice cues when given.
@@ -16,9 +19,9 @@ fn offers_for<'c>(ctx: &Context<'c>, gpu: &str) -> Vec<&'c Offer> {
         .iter()
         .copied()
         .filter(|o| {
-            (!p.cue("machine") || o.unit == Unit::Machine)
-                && (!p.cue("hourly") || o.hourly)
-                && (!p.cue("slice") || o.unit == Unit::Slice)
+            (!p.cue(Cue::Machine) || o.unit == Unit::Machine)
+                && (!p.cue(Cue::Hourly) || o.hourly)
+                && (!p.cue(Cue::Slice) || o.unit == Unit::Slice)
         })
         .collect();
     let narrowed = if narrowed.is_empty() { all } else { narrowed };
@@ -26,7 +29,7 @@ fn offers_for<'c>(ctx: &Context<'c>, gpu: &str) -> Vec<&'c Offer> {
     let whole: Vec<&Offer> = narrowed
         .iter()
         .copied()
-        .filter(|o| o.unit != Unit::Slice || p.cue("slice"))
+        .filter(|o| o.unit != Unit::Slice || p.cue(Cue::Slice))
         .collect();
     if whole.is_empty() {
         narrowed
@@ -51,16 +54,18 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
         offers.extend(offers_for(ctx, g));
     }
     if offers.is_empty()
-        && (ctx.parsed.cue("slice") || ctx.parsed.cue("hourly") || ctx.parsed.cue("machine"))
+        && (ctx.parsed.cue(Cue::Slice)
+            || ctx.parsed.cue(Cue::Hourly)
+            || ctx.parsed.cue(Cue::Machine))
     {
         offers = ctx
             .cat
             .offers
             .iter()
             .filter(|o| {
-                (ctx.parsed.cue("slice") && o.unit == Unit::Slice)
-                    || (ctx.parsed.cue("hourly") && o.hourly)
-                    || (ctx.parsed.cue("machine") && o.unit == Unit::Machine)
+                (ctx.parsed.cue(Cue::Slice) && o.unit == Unit::Slice)
+                    || (ctx.parsed.cue(Cue::Hourly) && o.hourly)
+                    || (ctx.parsed.cue(Cue::Machine) && o.unit == Unit::Machine)
             })
             .collect();
     }
@@ -182,7 +187,7 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
         lines.push(t(lang, &o.notes_zh, &o.notes_en).to_string());
         r.bullets(lines);
         if ans.recommendation.is_none() {
-            ans.recommendation = priced(ctx, o, units);
+            ans.recommendation = ctx.cat.gpu(&o.gpu).map(|g| ConfigJson::priced(o, g, units));
         }
     }
     let included = match lang {
@@ -193,34 +198,6 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
         .text(format!("{}{}", t(lang, "已含：", "Included: "), included));
     if months.is_some_and(|m| m >= ANNUAL_MONTHS) || a.annual {
         add_topic(ctx, ans, "billing");
-    }
-}
-
-/// The JSON of a priced offer: no workload, so nothing is needed of it.
-fn priced(ctx: &Context<'_>, o: &Offer, units: u32) -> Option<ConfigJson> {
-    let gpu = ctx.cat.gpu(&o.gpu)?;
-    let mem = o.slice_memory_gb.unwrap_or(gpu.memory_gb) * (units * o.cards_per_unit) as f64;
-    let monthly = o.price.scale(units as f64);
-    Some(ConfigJson {
-        offer: o.id.clone(),
-        gpu: gpu.id.clone(),
-        count: units,
-        vram_gb: mem,
-        monthly_cny: monthly,
-        annual_monthly_cny: monthly.scale(1.0 - o.annual_discount),
-        estimated_price: o.estimated,
-        precision: Precision::Bf16.id(),
-        needed_gb: 0.0,
-        per_card_gb: 0.0,
-        why: None,
-    })
-}
-
-fn add_topic(ctx: &Context<'_>, ans: &mut Answer, id: &str) {
-    if let Some(tp) = ctx.cat.topic(id) {
-        ans.rendered
-            .text(super::describe::topic_snippet(tp, ctx.lang));
-        ans.topics.push(tp.id.clone());
     }
 }
 
@@ -275,131 +252,4 @@ pub fn price_table(ctx: &Context<'_>, ans: &mut Answer) {
         })
         .collect();
     ans.rendered.table(head, rows);
-}
-
-fn ratio(a: f64, b: f64) -> String {
-    format!("{:.1}×", a / b)
-}
-
-pub fn compare(ctx: &Context<'_>, ans: &mut Answer) {
-    let lang = ctx.lang;
-    let gpus: Vec<&Gpu> = ctx
-        .asked
-        .gpus
-        .iter()
-        .filter_map(|g| ctx.cat.gpu(g))
-        .take(4)
-        .collect();
-    ans.compare = Some(gpus.iter().map(|g| g.id.clone()).collect());
-    let mut head = vec![t(lang, "指标", "spec").to_string()];
-    head.extend(gpus.iter().map(|g| g.name.clone()));
-    let row = |label: &str, f: &dyn Fn(&Gpu) -> String| {
-        let mut r = vec![label.to_string()];
-        r.extend(gpus.iter().map(|g| f(g)));
-        r
-    };
-    let price = |g: &Gpu| {
-        ctx.cat.offer_for_gpu(&g.id).map_or("—".to_string(), |o| {
-            let per_card = o.price.scale(1.0 / o.cards_per_unit as f64);
-            format!(
-                "{}{}",
-                money_range(per_card),
-                t(lang, "/卡/月", "/card/month")
-            )
-        })
-    };
-    let rows = vec![
-        row(t(lang, "显存", "memory"), &|g| {
-            format!("{:.0} GB {}", g.memory_gb, g.memory_type)
-        }),
-        row(t(lang, "带宽", "bandwidth"), &|g| {
-            format!("{:.0} GB/s", g.bandwidth_gbs)
-        }),
-        row("FP16/BF16 TFLOPS", &|g| format!("{:.0}", g.fp16_tflops)),
-        row("FP8", &|g| {
-            if g.fp8() {
-                format!("{:.0} TFLOPS", g.fp8_tflops)
-            } else {
-                t(lang, "不支持", "no").into()
-            }
-        }),
-        row(t(lang, "卡间互联", "link"), &|g| {
-            if g.link.is_empty() {
-                "PCIe".into()
-            } else {
-                g.link.clone()
-            }
-        }),
-        row(t(lang, "月租", "price"), &price),
-    ];
-    ans.rendered.table(head, rows);
-    if gpus.len() >= 2 {
-        let (a, b) = (gpus[0], gpus[1]);
-        let (fast, slow) = if a.bandwidth_gbs >= b.bandwidth_gbs {
-            (a, b)
-        } else {
-            (b, a)
-        };
-        let (strong, weak) = if a.fp16_tflops >= b.fp16_tflops {
-            (a, b)
-        } else {
-            (b, a)
-        };
-        let mut lines = vec![
-            match lang {
-                Lang::Zh => format!(
-                    "推理单路生成速度看带宽：{} 约为 {} 的 {}。",
-                    fast.name,
-                    slow.name,
-                    ratio(fast.bandwidth_gbs, slow.bandwidth_gbs)
-                ),
-                Lang::En => format!(
-                    "Single-stream decoding follows bandwidth: the {} is {} the {}.",
-                    fast.name,
-                    ratio(fast.bandwidth_gbs, slow.bandwidth_gbs),
-                    slow.name
-                ),
-            },
-            match lang {
-                Lang::Zh => format!(
-                    "训练算力（BF16 稠密）：{} 约为 {} 的 {}。",
-                    strong.name,
-                    weak.name,
-                    ratio(strong.fp16_tflops, weak.fp16_tflops)
-                ),
-                Lang::En => format!(
-                    "Training compute (dense BF16): the {} is {} the {}.",
-                    strong.name,
-                    ratio(strong.fp16_tflops, weak.fp16_tflops),
-                    weak.name
-                ),
-            },
-        ];
-        let bigger = if a.memory_gb >= b.memory_gb { a } else { b };
-        lines.push(match lang {
-            Lang::Zh => format!("能装多大的模型看显存：{} 有 {:.0} GB。先按显存选，再看带宽和价格。", bigger.name, bigger.memory_gb),
-            Lang::En => format!("What fits is set by memory: the {} has {:.0} GB. Choose by memory first, then bandwidth and price.", bigger.name, bigger.memory_gb),
-        });
-        let multi_train: Vec<&str> = gpus
-            .iter()
-            .filter(|g| g.bf16 && !g.link.is_empty() && !g.id.starts_with("rtx"))
-            .map(|g| g.name.as_str())
-            .collect();
-        if !multi_train.is_empty() {
-            lines.push(match lang {
-                Lang::Zh => format!("多卡训练选有 NVLink/HCCS 的：{}。", multi_train.join("、")),
-                Lang::En => format!(
-                    "For multi-card training take the one with NVLink/HCCS: {}.",
-                    multi_train.join(", ")
-                ),
-            });
-        }
-        ans.rendered.bullets(lines);
-    }
-    if gpus.iter().any(|g| g.id.starts_with("rtx")) && gpus.iter().any(|g| !g.id.starts_with("rtx"))
-    {
-        add_topic(ctx, ans, "consumer-vs-datacenter");
-    } else {
-        add_topic(ctx, ans, "hbm-bandwidth");
-    }
 }

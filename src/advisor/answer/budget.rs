@@ -1,11 +1,12 @@
 //! Budget answers: what a monthly budget buys (DOMAIN.md §6) and, per workload class,
 //! the cheapest configuration within it.
 
-use super::answer::{Answer, ConfigJson, Context};
-use super::parse::Lang;
-use super::recommend::{self, Limits};
-use super::reply::{money, money_range, t};
-use super::workload::{Asked, Task, Workload};
+use super::context::Context;
+use crate::advisor::contract::{Answer, ConfigJson};
+use crate::advisor::parse::Lang;
+use crate::advisor::recommend::{self, Limits};
+use crate::advisor::reply::{money, money_range, t};
+use crate::advisor::workload::{Asked, Task, Workload};
 
 /// The workload classes a budget answer lists: (size in B, task).
 const CLASSES: &[(f64, Task)] = &[
@@ -46,20 +47,7 @@ pub fn budget(ctx: &Context<'_>, ans: &mut Answer) {
                     if o.annual_discount > 0.0 { format!(", {}/month paid annually", money_range(monthly.scale(1.0 - o.annual_discount))) } else { String::new() }
                 ),
             });
-            let gpu_mem = mem * cards as f64;
-            ans.recommendation = Some(ConfigJson {
-                offer: o.id.clone(),
-                gpu: g.id.clone(),
-                count: units,
-                vram_gb: gpu_mem,
-                monthly_cny: monthly,
-                annual_monthly_cny: monthly.scale(1.0 - o.annual_discount),
-                estimated_price: o.estimated,
-                precision: "bf16",
-                needed_gb: 0.0,
-                per_card_gb: 0.0,
-                why: None,
-            });
+            ans.recommendation = Some(ConfigJson::priced(o, g, units));
         }
         None => {
             // The cheapest offer, by its lowest price, from the catalog.

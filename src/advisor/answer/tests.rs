@@ -1,0 +1,108 @@
+use super::*;
+use crate::advisor::fixtures::{advisor, catalog_with, lexicon, GPUS, OFFERS};
+
+/// The last answer of a conversation as "intent recommendation verdict | topics", where
+/// the recommendation is "offer×count precision" and the verdict "fits" or "too small".
+fn summary(advisor: &Advisor, turns: &[&str]) -> String {
+    let mut state = State::default();
+    let mut last = None;
+    for q in turns {
+        let (a, next) = advisor.answer(q, &state);
+        state = next;
+        last = Some(a);
+    }
+    let a = last.expect("a turn");
+    let mut parts = vec![a.intent.id().to_string()];
+    if let Some(r) = &a.recommendation {
+        parts.push(format!("{}×{} {}", r.offer, r.count, r.precision));
+    }
+    if let Some(v) = &a.verdict {
+        parts.push(if v.fits { "fits" } else { "too small" }.to_string());
+    }
+    format!("{} | {}", parts.join(" "), a.topics.join(","))
+}
+
+fn check(turns: &[&str], expected: &str) {
+    assert_eq!(summary(advisor(), turns), expected, "{turns:?}");
+}
+
+#[test]
+fn each_kind_of_question() {
+    check(&["Qwen-7B 推理用什么卡"], "recommend v100s-32g×1 fp16 | ");
+    check(
+        &["4090 能跑 70B 吗"],
+        "feasibility v100s-32g×8 fp16 too small | pitfall-4090-70b",
+    );
+    check(&["A100 多少钱"], "price a100-40g×1 bf16 | ");
+    check(&["A100 和 4090 怎么选"], "compare | consumer-vs-datacenter");
+    check(
+        &["预算三千五能干嘛"],
+        "budget a100-40g×1 bf16 | pitfall-unit-price-only",
+    );
+    check(&["NVLink 是什么"], "faq | nvlink");
+    check(&["你好"], "help | ");
+}
+
+#[test]
+fn a_follow_up_modifies_the_last_workload() {
+    // "INT4 呢" after LoRA: QLoRA, which fits a 24 GB card.
+    check(
+        &["微调 Qwen-14B 要什么卡", "INT4 呢"],
+        "recommend rtx3090×1 int4 | ",
+    );
+    // 100 sequences of 4096 tokens: a KV cache of some 200 GB.
+    check(
+        &["4090 能跑 Qwen-7B 吗", "并发 100 呢"],
+        "feasibility a100-80g-x8×1 bf16 too small | concurrency",
+    );
+    // A new question after an FAQ stands alone.
+    check(&["NVLink 是什么", "INT4 呢"], "unknown | ");
+}
+
+#[test]
+fn the_reply_is_the_rendered_markdown_and_the_bill_adds_up() {
+    for q in [
+        "Qwen-14B 全参微调需要几张卡",
+        "4090 能跑 70B 吗",
+        "H100 年付多少",
+    ] {
+        let (a, _) = advisor().answer(q, &State::default());
+        assert_eq!(a.reply, a.rendered.markdown(), "{q}");
+        if let Some(e) = &a.estimate {
+            let parts = e.weights_gb
+                + e.kv_cache_gb
+                + e.activations_gb
+                + e.gradients_gb
+                + e.optimizer_gb
+                + e.overhead_gb;
+            assert!((round1(parts) - e.total_gb).abs() < 1e-9, "{q}: {e:?}");
+        }
+        assert!(a.alternatives.len() <= 4, "{q}");
+    }
+}
+
+/// Pitfalls follow the card's flags in gpus.toml: a card renamed there keeps its
+/// warnings, and a card given a flag gets the warning that goes with it.
+#[test]
+fn pitfalls_follow_the_card_flags_not_their_ids() {
+    let renamed_gpus = GPUS
+        .replace("id = \"rtx4090\"", "id = \"geforce-4090\"")
+        .replace("id = \"h100-sxm\"", "id = \"hopper-sxm\"");
+    let renamed_offers = OFFERS
+        .replace("gpu = \"rtx4090\"", "gpu = \"geforce-4090\"")
+        .replace("gpu = \"h100-sxm\"", "gpu = \"hopper-sxm\"");
+    let cat = catalog_with(Some(&renamed_gpus), Some(&renamed_offers)).expect("catalog");
+    let renamed = Advisor::new(cat, lexicon());
+    for turns in [
+        &["4090 能跑 70B 吗"][..],
+        &["4090 能训 Qwen-7B 吗"],
+        &["H100 跑 Qwen-7B 推理行吗"],
+    ] {
+        let before = summary(advisor(), turns);
+        let after = summary(&renamed, turns)
+            .replace("geforce-4090", "rtx4090")
+            .replace("hopper-sxm", "h100-sxm");
+        assert_eq!(after, before, "{turns:?}");
+        assert!(before.contains("pitfall-"), "{before}");
+    }
+}

@@ -1,0 +1,278 @@
+//! Loading the catalog, raw → validated: serde reads each file as it is, then every
+//! cross-reference, range and flag is checked, and *all* problems are reported at once,
+//! each with its file and key (`gpu-advisor check` runs exactly this). No IO: callers hand
+//! it the text.
+
+use super::*;
+use serde::Deserialize;
+use std::collections::{HashMap, HashSet};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GpuFile {
+    gpu: Vec<Gpu>,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OfferFile {
+    offer: Vec<Offer>,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelFile {
+    model: Vec<Model>,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TopicFile {
+    topic: Vec<Topic>,
+}
+
+fn parse<T: serde::de::DeserializeOwned>(
+    file: &str,
+    text: &str,
+    out: &mut Vec<Problem>,
+) -> Option<T> {
+    match toml::from_str::<T>(text) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let key = e
+                .span()
+                .map(|s| {
+                    let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                    format!("line {line}")
+                })
+                .unwrap_or_else(|| "-".to_string());
+            out.push(problem(file, key, e.message().to_string()));
+            None
+        }
+    }
+}
+
+impl Catalog {
+    /// Parses and validates the five catalog files, reporting every problem found.
+    pub fn build(src: &CatalogSources<'_>) -> Result<Catalog, Vec<Problem>> {
+        let mut p = Vec::new();
+        let gpus = parse::<GpuFile>("gpus.toml", src.gpus, &mut p).map(|f| f.gpu);
+        let offers = parse::<OfferFile>("offers.toml", src.offers, &mut p).map(|f| f.offer);
+        let models = parse::<ModelFile>("models.toml", src.models, &mut p).map(|f| f.model);
+        let topics = parse::<TopicFile>("topics.toml", src.topics, &mut p).map(|f| f.topic);
+        let billing = parse::<Billing>("billing.toml", src.billing, &mut p);
+        let (Some(gpus), Some(offers), Some(models), Some(topics), Some(billing)) =
+            (gpus, offers, models, topics, billing)
+        else {
+            return Err(p);
+        };
+        let cat = Catalog {
+            gpus,
+            offers,
+            models,
+            topics,
+            billing,
+        };
+        cat.validate(&mut p);
+        if p.is_empty() {
+            Ok(cat)
+        } else {
+            Err(p)
+        }
+    }
+
+    fn validate(&self, p: &mut Vec<Problem>) {
+        let mut aliases: HashMap<String, String> = HashMap::new();
+        let mut ids = HashSet::new();
+        for g in &self.gpus {
+            let k = |f: &str| format!("gpu[{}].{f}", g.id);
+            if !ids.insert(g.id.clone()) {
+                p.push(problem("gpus.toml", k("id"), "duplicate id"));
+            }
+            if !(g.memory_gb > 0.0 && g.memory_gb <= 1024.0) {
+                p.push(problem("gpus.toml", k("memory_gb"), "must be in (0, 1024]"));
+            }
+            if g.bandwidth_gbs <= 0.0 || g.fp16_tflops <= 0.0 {
+                p.push(problem(
+                    "gpus.toml",
+                    k("bandwidth_gbs"),
+                    "bandwidth and TFLOPS must be > 0",
+                ));
+            }
+            // The pitfall rules read these flags, never card ids; they must agree with the
+            // card's own specs, or a warning would be given for the wrong card.
+            if !g.bf16 && !g.serving_only {
+                p.push(problem(
+                    "gpus.toml",
+                    k("serving_only"),
+                    "a card without BF16 cannot train: must be serving_only",
+                ));
+            }
+            if g.consumer && !g.serving_only {
+                p.push(problem(
+                    "gpus.toml",
+                    k("serving_only"),
+                    "a consumer card is serving_only",
+                ));
+            }
+            if g.training_flagship && (g.serving_only || !g.bf16 || !g.fp8() || g.link.is_empty()) {
+                p.push(problem(
+                    "gpus.toml",
+                    k("training_flagship"),
+                    "a training flagship has BF16, FP8 and a card-to-card link and is not serving_only",
+                ));
+            }
+            for a in &g.aliases {
+                if let Some(prev) = aliases
+                    .insert(normalize_alias(a), g.id.clone())
+                    .filter(|p| *p != g.id)
+                {
+                    p.push(problem(
+                        "gpus.toml",
+                        k("aliases"),
+                        format!("alias {a:?} also names {prev}"),
+                    ));
+                }
+            }
+        }
+        let mut offer_ids = HashSet::new();
+        for o in &self.offers {
+            let k = |f: &str| format!("offer[{}].{f}", o.id);
+            if !offer_ids.insert(o.id.clone()) {
+                p.push(problem("offers.toml", k("id"), "duplicate id"));
+            }
+            if self.gpu(&o.gpu).is_none() {
+                p.push(problem(
+                    "offers.toml",
+                    k("gpu"),
+                    format!("unknown gpu id {:?}", o.gpu),
+                ));
+            }
+            if !(o.price.min > 0.0 && o.price.min <= o.price.max) {
+                p.push(problem("offers.toml", k("price"), "needs 0 < min <= max"));
+            }
+            if o.counts.is_empty() || o.counts.iter().any(|c| !c.is_power_of_two() || *c > 8) {
+                p.push(problem(
+                    "offers.toml",
+                    k("counts"),
+                    "counts must be 1, 2, 4 or 8",
+                ));
+            }
+            if !(0.0..0.9).contains(&o.annual_discount) {
+                p.push(problem(
+                    "offers.toml",
+                    k("annual_discount"),
+                    "must be in [0, 0.9)",
+                ));
+            }
+            if (o.unit == Unit::Slice) != o.slice_memory_gb.is_some() {
+                p.push(problem(
+                    "offers.toml",
+                    k("slice_memory_gb"),
+                    "required for slices only",
+                ));
+            }
+            if o.cards_per_unit == 0 {
+                p.push(problem("offers.toml", k("cards_per_unit"), "must be >= 1"));
+            }
+        }
+        let mut model_ids = HashSet::new();
+        let mut model_aliases: HashMap<String, String> = HashMap::new();
+        for m in &self.models {
+            let k = |f: &str| format!("model[{}].{f}", m.id);
+            if !model_ids.insert(m.id.clone()) {
+                p.push(problem("models.toml", k("id"), "duplicate id"));
+            }
+            if !(m.params_b > 0.0 && m.params_b < 10_000.0) {
+                p.push(problem(
+                    "models.toml",
+                    k("params_b"),
+                    "must be in (0, 10000)",
+                ));
+            }
+            if !(m.active_params_b > 0.0 && m.active_params_b <= m.params_b + 1e-9) {
+                p.push(problem(
+                    "models.toml",
+                    k("active_params_b"),
+                    "must be in (0, params_b]",
+                ));
+            }
+            if !matches!(
+                m.native_precision.as_str(),
+                "bf16" | "fp16" | "fp8" | "fp32"
+            ) {
+                p.push(problem(
+                    "models.toml",
+                    k("native_precision"),
+                    "bf16, fp16, fp8 or fp32",
+                ));
+            }
+            if m.kind == ModelKind::Llm {
+                if m.layers == 0 || m.hidden == 0 || m.heads == 0 || m.kv_heads == 0 || m.vocab == 0
+                {
+                    p.push(problem(
+                        "models.toml",
+                        k("layers"),
+                        "an LLM needs its architecture",
+                    ));
+                }
+                if m.kv_form == KvForm::Mla && m.kv_latent_dim == 0 {
+                    p.push(problem(
+                        "models.toml",
+                        k("kv_latent_dim"),
+                        "MLA needs kv_latent_dim",
+                    ));
+                }
+                if m.kv_copies == 0 {
+                    p.push(problem("models.toml", k("kv_copies"), "must be >= 1"));
+                }
+            }
+            let mut own = HashSet::new();
+            for a in m.aliases.iter().chain(std::iter::once(&m.id)) {
+                let n = normalize_alias(a);
+                if n.is_empty() || !own.insert(n.clone()) {
+                    continue;
+                }
+                if let Some(prev) = model_aliases.insert(n, m.id.clone()) {
+                    p.push(problem(
+                        "models.toml",
+                        k("aliases"),
+                        format!("alias {a:?} also names {prev}"),
+                    ));
+                }
+            }
+        }
+        let mut topic_ids = HashSet::new();
+        for t in &self.topics {
+            let k = |f: &str| format!("topic[{}].{f}", t.id);
+            if !TOPIC_IDS.contains(&t.id.as_str()) {
+                p.push(problem(
+                    "topics.toml",
+                    k("id"),
+                    "not a topic id of the contract",
+                ));
+            }
+            if !topic_ids.insert(t.id.clone()) {
+                p.push(problem("topics.toml", k("id"), "duplicate id"));
+            }
+            if t.text_zh.trim().is_empty() || t.title_zh.trim().is_empty() {
+                p.push(problem("topics.toml", k("text_zh"), "missing Chinese text"));
+            }
+            if t.text_en.trim().is_empty() || t.title_en.trim().is_empty() {
+                p.push(problem("topics.toml", k("text_en"), "missing English text"));
+            }
+            if t.triggers.is_empty() {
+                p.push(problem(
+                    "topics.toml",
+                    k("triggers"),
+                    "needs at least one trigger",
+                ));
+            }
+        }
+        for id in TOPIC_IDS {
+            if !topic_ids.contains(*id) {
+                p.push(problem("topics.toml", format!("topic[{id}]"), "missing"));
+            }
+        }
+        if self.billing.usd_cny.is_nan() || self.billing.usd_cny <= 0.0 {
+            p.push(problem("billing.toml", "usd_cny", "must be > 0"));
+        }
+    }
+}

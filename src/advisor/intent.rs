@@ -1,0 +1,128 @@
+//! The intent of a turn: what kind of answer a question wants, and for a follow-up
+//! (`那 INT4 呢`, `并发 100 呢`, `年付多少`) this turn's `Asked` laid over the previous one's.
+//! `State` is what a conversation keeps between turns, a plain serde value the caller
+//! stores. Decisions only: no estimate, no search and no wording here.
+
+use super::lexicon::Cue;
+use super::parse::Parsed;
+use super::workload::Asked;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Intent {
+    Recommend,
+    Feasibility,
+    Compare,
+    Budget,
+    Price,
+    Faq,
+    Help,
+    Unknown,
+}
+
+impl Intent {
+    pub fn id(self) -> &'static str {
+        match self {
+            Intent::Recommend => "recommend",
+            Intent::Feasibility => "feasibility",
+            Intent::Compare => "compare",
+            Intent::Budget => "budget",
+            Intent::Price => "price",
+            Intent::Faq => "faq",
+            Intent::Help => "help",
+            Intent::Unknown => "unknown",
+        }
+    }
+}
+
+/// What a conversation remembers between turns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    pub turns: u32,
+    pub last: Option<Turn>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Turn {
+    pub intent: Intent,
+    pub asked: Asked,
+}
+
+/// Decides the intent, and for a follow-up lays this turn over the previous one.
+pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
+    let a = &p.asked;
+    if p.empty || p.invalid.is_some() {
+        let intent = if p.invalid.is_some() {
+            Intent::Unknown
+        } else {
+            Intent::Help
+        };
+        return (intent, a.clone(), false);
+    }
+    if p.cue(Cue::Help) {
+        return (Intent::Help, a.clone(), false);
+    }
+    let has_workload = a.has_workload();
+    let compare = a.gpus.len() >= 2 && p.cue(Cue::Compare) && !has_workload;
+    // A follow-up: something that modifies the last turn, without a workload of its own
+    // or introduced as one ("那 7B 呢"). Topic-only questions and comparisons stand alone.
+    if let Some(prev) = prev {
+        let faq_only = !p.topics.is_empty() && !p.modifiers;
+        // "H100 多少钱" after a workload is a new price question, not "that workload on H100".
+        let standalone =
+            !p.cue(Cue::Followup) && p.cue(Cue::Price) && !a.gpus.is_empty() && !has_workload;
+        let modifies = (p.modifiers && !has_workload) || (has_workload && p.cue(Cue::Followup));
+        let merged = a.over(&prev.asked);
+        // An FAQ answer has nothing that "INT4 呢" could modify: the question stands alone.
+        let nothing_to_modify = prev.intent == Intent::Faq && !merged.has_workload();
+        if modifies && !compare && !faq_only && !standalone && !nothing_to_modify {
+            let intent = match prev.intent {
+                Intent::Price | Intent::Compare if !has_workload && !merged.has_workload() => {
+                    Intent::Price
+                }
+                _ if !merged.has_workload() && merged.budget_cny.is_some() => Intent::Budget,
+                _ if !merged.has_workload() => prev.intent,
+                _ if a.gpus.len() == 1 && !p.cue(Cue::Recommend) => Intent::Feasibility,
+                _ if a.budget_cny.is_some() => Intent::Recommend,
+                Intent::Feasibility | Intent::Recommend => prev.intent,
+                _ => Intent::Recommend,
+            };
+            return (intent, merged, true);
+        }
+    }
+    if compare {
+        return (Intent::Compare, a.clone(), false);
+    }
+    if has_workload {
+        // A named card with a can-it cue, or asked as a question without a what-to-rent
+        // cue ("4090 跑 70B？"), is a feasibility question.
+        let question = p.cue(Cue::Feasibility) || p.question && !p.cue(Cue::Recommend);
+        let intent = if !a.gpus.is_empty() && question {
+            Intent::Feasibility
+        } else {
+            Intent::Recommend
+        };
+        return (intent, a.clone(), false);
+    }
+    if p.cue(Cue::Offtopic) && a.gpus.is_empty() {
+        return (Intent::Unknown, a.clone(), false);
+    }
+    if a.budget_cny.is_some() {
+        return (Intent::Budget, a.clone(), false);
+    }
+    let offer_cue = p.cue(Cue::Slice) || p.cue(Cue::Machine) || p.cue(Cue::Hourly);
+    if p.cue(Cue::Price) && (!a.gpus.is_empty() || (offer_cue && p.topics.is_empty())) {
+        return (Intent::Price, a.clone(), false);
+    }
+    if !p.topics.is_empty() {
+        return (Intent::Faq, a.clone(), false);
+    }
+    if a.gpus.len() >= 2 {
+        return (Intent::Compare, a.clone(), false);
+    }
+    if p.cue(Cue::Price) || a.gpus.len() == 1 {
+        return (Intent::Price, a.clone(), false);
+    }
+    (Intent::Unknown, a.clone(), false)
+}

@@ -1,0 +1,120 @@
+//! The names of the cues and slots the parser reads. Every one must be defined in
+//! `intents/*.toml`: [`super::Lexicon::build`] reports a missing one, so deleting a
+//! pattern the parser relies on fails `gpu-advisor check` and start-up instead of
+//! silently never matching. Names only: no patterns and no parsing here.
+
+macro_rules! names {
+    ($(#[$doc:meta])* $ty:ident { $($variant:ident = $id:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $ty {
+            $($variant,)*
+        }
+
+        impl $ty {
+            /// Every name, in declaration order (`ALL[n as usize] == n`).
+            pub const ALL: &'static [$ty] = &[$($ty::$variant,)*];
+
+            /// The name as `intents/*.toml` spells it.
+            pub fn id(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $id,)*
+                }
+            }
+        }
+    };
+}
+
+names! {
+    /// What kind of answer a question asks for (`[[cue]]` entries).
+    Cue {
+        Help = "help",
+        Feasibility = "feasibility",
+        Compare = "compare",
+        Price = "price",
+        Budget = "budget",
+        Recommend = "recommend",
+        Followup = "followup",
+        Annual = "annual",
+        Machine = "machine",
+        Hourly = "hourly",
+        Slice = "slice",
+        Domestic = "domestic",
+        Offtopic = "offtopic",
+    }
+}
+
+names! {
+    /// Numbers and words a question states (`[[slot]]` entries).
+    Slot {
+        TaskQlora = "task.qlora",
+        TaskLora = "task.lora",
+        TaskFull = "task.full",
+        TaskPretrain = "task.pretrain",
+        TaskTrain = "task.train",
+        TaskInference = "task.inference",
+        TaskImage = "task.image",
+        PrecisionFp32 = "precision.fp32",
+        PrecisionNative = "precision.native",
+        PrecisionFp16 = "precision.fp16",
+        PrecisionBf16 = "precision.bf16",
+        PrecisionFp8 = "precision.fp8",
+        PrecisionInt8 = "precision.int8",
+        PrecisionInt4 = "precision.int4",
+        FormatAwq = "format.awq",
+        Kv8bit = "kv.8bit",
+        Optimizer8bit = "optimizer.8bit",
+        OptimizerOffload = "optimizer.offload",
+        Size = "size",
+        SizeCount = "size.count",
+        Concurrency = "concurrency",
+        Context = "context",
+        MicroBatch = "micro_batch",
+        BudgetAmount = "budget.amount",
+        BudgetUsd = "budget.usd",
+        Months = "months",
+        MonthsHalf = "months.half",
+        Years = "years",
+        TrainTokens = "train_tokens",
+        TrainTokensBillion = "train_tokens.billion",
+        CardCount = "card_count",
+        CardCountPair = "card_count.pair",
+        CardCountSingle = "card_count.single",
+        CardCountBefore = "card_count.before",
+        CardCountAfter = "card_count.after",
+    }
+}
+
+/// A cue or a slot: anything [`super::Lexicon`] can look up without hashing a string.
+pub trait Name: Copy {
+    /// The name as `intents/*.toml` spells it.
+    fn name(self) -> &'static str;
+    /// Its place in [`super::Lexicon`]'s table of required entries.
+    fn slot_index(self) -> usize;
+}
+
+impl Name for Cue {
+    fn name(self) -> &'static str {
+        self.id()
+    }
+    fn slot_index(self) -> usize {
+        self as usize
+    }
+}
+
+impl Name for Slot {
+    fn name(self) -> &'static str {
+        self.id()
+    }
+    fn slot_index(self) -> usize {
+        Cue::ALL.len() + self as usize
+    }
+}
+
+/// Every required name, cues first, in [`Name::slot_index`] order.
+pub fn required() -> impl Iterator<Item = &'static str> {
+    Cue::ALL
+        .iter()
+        .map(|c| c.id())
+        .chain(Slot::ALL.iter().map(|s| s.id()))
+}

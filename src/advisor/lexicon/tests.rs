@@ -1,0 +1,66 @@
+use super::*;
+
+use crate::advisor::fixtures::{lexicon, CUES, SLOTS};
+
+/// The first match of `name` in `question` (normalised first), as its value.
+fn check(name: impl Name, question: &str, expected: Option<f64>) {
+    let got = lexicon().find(name, &normalize(question)).map(|f| f.value);
+    assert_eq!(got, expected, "{} in {question:?}", name.name());
+}
+
+/// `slots.toml` without the `[[slot]]` entry called `name`.
+fn without_slot(name: &str) -> String {
+    SLOTS
+        .split("[[slot]]")
+        .filter(|e| !e.contains(&format!("name = \"{name}\"\n")))
+        .collect::<Vec<_>>()
+        .join("[[slot]]")
+}
+
+#[test]
+fn slots_read_numbers_as_people_write_them() {
+    check(Slot::Context, "上下文 32k", Some(32000.0));
+    check(Slot::Concurrency, "并发 100 路", Some(100.0));
+    check(Slot::BudgetAmount, "预算三千五", Some(3500.0));
+    check(Slot::MonthsHalf, "租半年", Some(6.0));
+    check(Slot::Years, "年付多少", None);
+    check(Cue::Price, "A100 多少钱", Some(1.0));
+    check(Cue::Help, "A100 多少钱", None);
+}
+
+#[test]
+fn normalize_folds_width_case_and_space() {
+    assert_eq!(normalize("  ＡＢＣ\t\n 4090×2 "), "abc 4090x2");
+}
+
+#[test]
+fn every_name_the_parser_reads_is_required() {
+    for name in names::required() {
+        let cut = without_slot(name);
+        if cut == SLOTS {
+            continue; // a cue: cues.toml is checked below
+        }
+        let problems = Lexicon::build(&[("cues.toml", CUES), ("slots.toml", &cut)])
+            .expect_err("a missing slot is a problem");
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.key == name && p.message.contains("missing")),
+            "removing {name} is not reported: {problems:?}"
+        );
+    }
+    let cues = CUES.replace("name = \"offtopic\"", "name = \"off-topic\"");
+    let problems = Lexicon::build(&[("cues.toml", &cues), ("slots.toml", SLOTS)])
+        .expect_err("a renamed cue is a problem");
+    assert!(problems.iter().any(|p| p.key == "offtopic"));
+}
+
+#[test]
+fn examples_that_fail_are_reported_with_file_and_key() {
+    let slots = SLOTS.replace("match = [\"租半年\"]", "match = [\"租半年\", \"一年\"]");
+    let problems = Lexicon::build(&[("cues.toml", CUES), ("slots.toml", &slots)])
+        .expect_err("a failing example is a problem");
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].file, "slots.toml");
+    assert_eq!(problems[0].key, "slot[months.half]");
+}

@@ -1,0 +1,84 @@
+use crate::advisor::fixtures::advisor;
+
+/// What the parser reads from `question`: the fields of `Asked` that were stated, the
+/// cues and topics, as one line ("k=v" joined by spaces, in a fixed order).
+fn check(question: &str, expected: &str) {
+    let p = advisor()
+        .parser
+        .parse(question, advisor().catalog.billing.usd_cny);
+    let a = &p.asked;
+    let mut got: Vec<String> = Vec::new();
+    let mut put = |k: &str, v: Option<String>| {
+        if let Some(v) = v {
+            got.push(format!("{k}={v}"));
+        }
+    };
+    put("lang", p.lang.map(|l| l.id().to_string()));
+    put("gpus", (!a.gpus.is_empty()).then(|| a.gpus.join(",")));
+    put("count", a.gpu_count.map(|n| n.to_string()));
+    put("model", a.model.clone());
+    put("size", a.size_b.map(|s| s.to_string()));
+    put("task", a.task.map(|t| format!("{t:?}").to_lowercase()));
+    put("precision", a.precision.map(|p| p.id().to_string()));
+    put("context", a.context.map(|c| c.to_string()));
+    put("concurrency", a.concurrency.map(|c| c.to_string()));
+    put("budget", a.budget_cny.map(|b| b.to_string()));
+    put("months", a.months.map(|m| m.to_string()));
+    put("tokens", a.train_tokens.map(|t| t.to_string()));
+    put("invalid", p.invalid.as_ref().map(|i| format!("{i:?}")));
+    let cues: Vec<&str> = p.cues.iter().map(|c| c.id()).collect();
+    put("cues", (!cues.is_empty()).then(|| cues.join(",")));
+    put("topics", (!p.topics.is_empty()).then(|| p.topics.join(",")));
+    assert_eq!(got.join(" "), expected, "{question:?}");
+}
+
+#[test]
+fn cards_with_their_counts() {
+    check(
+        "两张 A100 跑 Qwen-14B 推理",
+        "lang=zh gpus=a100-40g count=2 model=qwen-14b task=inference",
+    );
+    check(
+        "8xH100 能训 70B 吗",
+        "lang=zh gpus=h100-sxm count=8 size=70 task=lora cues=feasibility",
+    );
+    check(
+        "two 3090s for a 13B model?",
+        "lang=en gpus=rtx3090 count=2 size=13",
+    );
+}
+
+#[test]
+fn a_card_name_is_not_a_model_size() {
+    check(
+        "910B 能跑 7B 吗",
+        "lang=zh gpus=ascend-910b size=7 task=inference cues=feasibility",
+    );
+}
+
+#[test]
+fn each_number_is_one_slot() {
+    check(
+        "Qwen-7B，4 路并发，8k 上下文",
+        "lang=zh model=qwen-7b context=8192 concurrency=4 topics=concurrency",
+    );
+    check(
+        "预算三千五，租半年",
+        "lang=zh budget=3500 months=6 cues=budget",
+    );
+    // Dollars at the catalog's exchange rate (7.2).
+    check(
+        "$500 a month, what can I rent",
+        "lang=en budget=3600 cues=feasibility,budget",
+    );
+}
+
+#[test]
+fn what_cannot_be_right_is_refused() {
+    check(
+        "-7B 模型推理",
+        "lang=zh task=inference invalid=NegativeSize(7.0)",
+    );
+    check("50000B 的模型", "lang=zh invalid=HugeSize(50000.0)");
+    check("", "");
+}
