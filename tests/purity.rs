@@ -42,8 +42,14 @@ fn core_names_no_io() {
     }
     // The core's modules and their subfolders (parse/, estimate/, recommend/, answer/…).
     assert!(
-        files.iter().any(|f| f.components().count() > dir.components().count() + 1),
+        files
+            .iter()
+            .any(|f| f.components().count() > dir.components().count() + 1),
         "subfolders are read"
     );
-    assert!(files.len() >= 30, "expected the core modules, found {}", files.len());
+    assert!(
+        files.len() >= 30,
+        "expected the core modules, found {}",
+        files.len()
+    );
 }
