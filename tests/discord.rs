@@ -436,7 +436,7 @@ async fn gateway_messages_go_through_the_chat_layer() {
         let inbound = discord::inbound_from_message(&m, bot).unwrap();
         assert!(!inbound.group);
         match chat.handle(&inbound).await {
-            Outcome::Answer(a) => assert!(a.answer.reply.contains("2,800")),
+            Outcome::Answer(a) => assert!(a.answer.reply().contains("2,800")),
             other => panic!("{other:?}"),
         }
 

@@ -39,8 +39,8 @@ proptest! {
     #[test]
     fn any_text_gets_an_answer(s in ".{0,300}") {
         let (a, _) = advisor().answer(&s, &State::default());
-        prop_assert!(a.reply.chars().count() <= 4000);
-        prop_assert!(!a.reply.trim().is_empty());
+        prop_assert!(a.reply().chars().count() <= 4000);
+        prop_assert!(!a.reply().trim().is_empty());
     }
 
     #[test]
@@ -54,15 +54,15 @@ proptest! {
     ) {
         let (_, state) = advisor().answer(first, &State::default());
         let (a, _) = advisor().answer(&format!("{modifier}{rest} 呢"), &state);
-        prop_assert!(!a.reply.trim().is_empty(), "{} → {}{}", first, modifier, rest);
-        prop_assert!(a.reply.chars().count() <= 4000);
+        prop_assert!(!a.reply().trim().is_empty(), "{} → {}{}", first, modifier, rest);
+        prop_assert!(a.reply().chars().count() <= 4000);
     }
 
     #[test]
     fn questions_with_numbers_never_panic(n in 0u64..u64::MAX, unit in prop::sample::select(vec!["B", "k", "万", "亿", " tokens", "路并发", "张", "元"])) {
         let q = format!("{n}{unit} 模型推理，预算 {n}，上下文 {n}k");
         let (a, _) = advisor().answer(&q, &State::default());
-        prop_assert!(a.reply.chars().count() <= 4000);
+        prop_assert!(a.reply().chars().count() <= 4000);
     }
 
     #[test]
@@ -99,6 +99,6 @@ fn one_megabyte_of_anything() {
         "🤔".repeat(1 << 18),
     ] {
         let (a, _) = advisor().answer(&s, &State::default());
-        assert!(a.reply.chars().count() <= 4000);
+        assert!(a.reply().chars().count() <= 4000);
     }
 }

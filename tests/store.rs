@@ -342,7 +342,7 @@ fn addressing_duplicates_and_rate_limits() {
         let Outcome::Answer(a) = c.handle(&cmd).await else {
             panic!("command answered")
         };
-        assert!(a.answer.reply.contains("2,800"));
+        assert!(a.answer.reply().contains("2,800"));
         let mut other_bot = cmd.clone();
         other_bot.message_id = "c2".into();
         other_bot.text = "/price@other_bot a100".into();
@@ -472,7 +472,7 @@ fn redis_outage_at_start_and_mid_run_degrades_then_recovers() {
     assert_eq!(up(), 0);
     assert!(errors() > before);
     std::thread::sleep(Duration::from_secs(3));
-    assert!(!ask("u3", "5", "@gpu_bot T4 多少钱").answer.reply.is_empty());
+    assert!(!ask("u3", "5", "@gpu_bot T4 多少钱").answer.reply().is_empty());
 
     // And back again.
     let _server = redis_server_on(port).expect("restart");

@@ -75,12 +75,10 @@ impl Advisor {
             followup,
         };
         let mut answer = compose(&ctx, intent);
-        answer.reply = answer.rendered.markdown();
-        if answer.reply.trim().is_empty() {
+        if answer.rendered.is_blank() {
             // Every intent composes text for what `decide` gives it; should a combination
             // ever come out empty, the customer still gets the "what I can answer" reply.
             answer = compose(&ctx, Intent::Unknown);
-            answer.reply = answer.rendered.markdown();
         }
         let keep = !matches!(intent, Intent::Unknown | Intent::Help);
         let next = State {
@@ -115,7 +113,6 @@ pub fn compose(ctx: &Context<'_>, intent: Intent) -> Answer {
         alternatives: Vec::new(),
         compare: None,
         topics: Vec::new(),
-        reply: String::new(),
         rendered: Reply::new(ctx.lang),
     };
     ans.workload = ctx.workload.as_ref().map(WorkloadJson::from_workload);

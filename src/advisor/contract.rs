@@ -86,9 +86,23 @@ pub struct Answer {
     pub alternatives: Vec<ConfigJson>,
     pub compare: Option<Vec<String>>,
     pub topics: Vec<String>,
-    pub reply: String,
-    #[serde(skip)]
+    /// The neutral reply the adapters render for their platform; the JSON carries it as
+    /// the markdown `reply`, rendered only when the answer is serialised (or `reply()` is
+    /// called), not for every answer.
+    #[serde(rename = "reply", serialize_with = "markdown")]
     pub rendered: Reply,
+}
+
+impl Answer {
+    /// The reply as markdown (CONTRACT.md §2 `reply`): what the CLI, `/v1/ask` and the
+    /// console show.
+    pub fn reply(&self) -> String {
+        self.rendered.markdown()
+    }
+}
+
+fn markdown<S: serde::Serializer>(r: &Reply, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&r.markdown())
 }
 
 /// Figures in the JSON have one decimal (memory, hours, tokens/s), rounded half away from

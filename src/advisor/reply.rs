@@ -51,6 +51,14 @@ impl Reply {
         self.blocks.push(Block::Table { head, rows });
     }
 
+    /// Whether the markdown would be empty: no block, or only blank text (a title,
+    /// bullets or a table always show their markup).
+    pub fn is_blank(&self) -> bool {
+        self.blocks
+            .iter()
+            .all(|b| matches!(b, Block::Text(t) if t.trim().is_empty()))
+    }
+
     /// Markdown as the CLI, `/v1/ask` and the console show it.
     pub fn markdown(&self) -> String {
         // Sized once: the text of every block plus its markup (a reply is a few KB).
@@ -239,6 +247,30 @@ pub fn t<'a>(lang: Lang, zh: &'a str, en: &'a str) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blank_exactly_when_the_markdown_is_empty() {
+        let cases: Vec<Vec<Block>> = vec![
+            vec![],
+            vec![Block::Text("  ".into())],
+            vec![Block::Text(" \n ".into()), Block::Text(String::new())],
+            vec![Block::Text("x".into())],
+            vec![Block::Title(String::new())],
+            vec![Block::Bullets(vec![" ".into()])],
+            vec![Block::Table {
+                head: vec![],
+                rows: vec![],
+            }],
+            vec![Block::Text(" ".into()), Block::Title("t".into())],
+        ];
+        for blocks in cases {
+            let r = Reply {
+                blocks,
+                ..Reply::new(Lang::Zh)
+            };
+            assert_eq!(r.is_blank(), r.markdown().trim().is_empty(), "{:?}", r.blocks);
+        }
+    }
 
     #[test]
     fn money_formats() {

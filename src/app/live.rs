@@ -197,16 +197,16 @@ mod tests {
         assert_eq!(live.cached(), 1);
         let (b, t) = live.answer(q, &State::default());
         assert_eq!(live.cached(), 1);
-        assert_eq!(a.reply, b.reply);
+        assert_eq!(a.reply(), b.reply());
         assert_eq!(s, t);
         // The same answer as the uncached core.
         let (c, u) = data::embedded().answer(q, &State::default());
-        assert_eq!((c.reply, u), (b.reply, t));
+        assert_eq!((c.reply(), u), (b.reply(), t));
 
         // A follow-up depends on the conversation: computed, not cached.
         let (f, _) = live.answer("INT4 呢", &s);
         assert_eq!(live.cached(), 1);
-        assert_eq!(f.reply, data::embedded().answer("INT4 呢", &s).0.reply);
+        assert_eq!(f.reply(), data::embedded().answer("INT4 呢", &s).0.reply());
         // Long questions bypass the cache.
         live.answer(&"显存".repeat(CACHE_MAX_QUESTION_BYTES), &State::default());
         assert_eq!(live.cached(), 1);

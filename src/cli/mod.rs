@@ -43,7 +43,7 @@ pub fn ask(advisor: &Advisor, json: bool, jsonl: bool, question: &str) -> ExitCo
     let text = if json {
         serde_json::to_string(&answer).expect("answers serialise")
     } else {
-        answer.reply
+        answer.reply()
     };
     if writeln!(out, "{text}").is_err() {
         return ExitCode::FAILURE;
