@@ -606,17 +606,19 @@ fn start_limited(limits: gpu_advisor::config::ServerLimits) -> (tokio::runtime::
     (rt, addr)
 }
 
-/// Writes `parts` with `pause` between them, then reads until the server closes or
+/// Writes `parts` with `pause` between them (none after the last), then reads until the server closes or
 /// `wait` passes: what came back, and whether the server closed the connection.
 fn raw(addr: &str, parts: &[&[u8]], pause: Duration, wait: Duration) -> (String, bool) {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(addr).expect("connect");
     s.set_read_timeout(Some(wait)).expect("timeout");
-    for p in parts {
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            std::thread::sleep(pause);
+        }
         if s.write_all(p).is_err() {
             break; // the server closed on us: read what it said
         }
-        std::thread::sleep(pause);
     }
     let mut got = Vec::new();
     let closed = match s.read_to_end(&mut got) {
