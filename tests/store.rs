@@ -472,7 +472,10 @@ fn redis_outage_at_start_and_mid_run_degrades_then_recovers() {
     assert_eq!(up(), 0);
     assert!(errors() > before);
     std::thread::sleep(Duration::from_secs(3));
-    assert!(!ask("u3", "5", "@gpu_bot T4 多少钱").answer.reply().is_empty());
+    assert!(!ask("u3", "5", "@gpu_bot T4 多少钱")
+        .answer
+        .reply()
+        .is_empty());
 
     // And back again.
     let _server = redis_server_on(port).expect("restart");

@@ -268,7 +268,12 @@ mod tests {
                 blocks,
                 ..Reply::new(Lang::Zh)
             };
-            assert_eq!(r.is_blank(), r.markdown().trim().is_empty(), "{:?}", r.blocks);
+            assert_eq!(
+                r.is_blank(),
+                r.markdown().trim().is_empty(),
+                "{:?}",
+                r.blocks
+            );
         }
     }
 
