@@ -59,6 +59,18 @@ fn compose_parses_and_names_known_variables() {
     let names = env.keys().filter_map(|k| k.as_str().map(String::from));
     assert!(check(names, "compose.yaml") >= 2);
     assert!(doc["services"]["redis"].is_mapping());
+    // Redis keeps delivery ids and offsets across its restarts: persistent, on a volume.
+    let command: Vec<&str> = doc["services"]["redis"]["command"]
+        .as_sequence()
+        .expect("redis command")
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert!(
+        command.windows(2).any(|w| w == ["--appendonly", "yes"]),
+        "{command:?}"
+    );
+    assert!(doc["services"]["redis"]["volumes"].is_sequence());
 }
 
 #[test]
