@@ -22,6 +22,7 @@
 
 pub mod callback;
 mod crypto;
+mod error;
 pub mod robot;
 mod xml;
 

@@ -6,7 +6,7 @@
 //! processing instructions. DOCTYPE declarations are rejected, so there is no
 //! entity expansion. Nesting depth is bounded; nothing here panics on any input.
 
-use super::crypto::WecomError;
+use super::error::WecomError;
 
 /// Deepest element nesting accepted; deeper documents are `BadXml`.
 const MAX_DEPTH: usize = 32;
