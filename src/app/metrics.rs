@@ -176,7 +176,7 @@ impl Metrics {
             "gpu_advisor_store_errors_total {}",
             v(&self.store.errors)
         );
-        o.push_str("# HELP gpu_advisor_store_up 1 while the last store call worked.\n# TYPE gpu_advisor_store_up gauge\n");
+        o.push_str("# HELP gpu_advisor_store_up 1 while the store answers (pinged every 5 s, and on every call).\n# TYPE gpu_advisor_store_up gauge\n");
         let _ = writeln!(o, "gpu_advisor_store_up {}", v(&self.store.up));
         o
     }
