@@ -3,6 +3,7 @@
 
 use super::catalog::{Catalog, CatalogSources, Problem};
 use super::lexicon::Lexicon;
+use super::workload::{Asked, Precision, Task, Workload};
 use super::Advisor;
 use std::sync::OnceLock;
 
@@ -33,4 +34,15 @@ pub fn lexicon() -> Lexicon {
 pub fn advisor() -> &'static Advisor {
     static A: OnceLock<Advisor> = OnceLock::new();
     A.get_or_init(|| Advisor::new(catalog_with(None, None).expect("catalog"), lexicon()))
+}
+
+/// The workload of a catalog model for `task`, with the defaults filled in.
+pub fn workload(model: &str, task: Task, precision: Option<Precision>) -> Workload {
+    let asked = Asked {
+        model: Some(model.into()),
+        task: Some(task),
+        precision,
+        ..Asked::default()
+    };
+    Workload::resolve(&asked, &advisor().catalog).expect("workload")
 }

@@ -1,16 +1,5 @@
 use super::*;
-use crate::advisor::fixtures::advisor;
-use crate::advisor::workload::Asked;
-
-fn workload(model: &str, task: Task, precision: Option<Precision>) -> Workload {
-    let asked = Asked {
-        model: Some(model.into()),
-        task: Some(task),
-        precision,
-        ..Asked::default()
-    };
-    Workload::resolve(&asked, &advisor().catalog).expect("workload")
-}
+use crate::advisor::fixtures::{advisor, workload};
 
 /// The bill of `w` at its own precision as "weights kv activations gradients optimizer",
 /// GB with one decimal.

@@ -1,16 +1,6 @@
 use super::*;
-use crate::advisor::fixtures::advisor;
-use crate::advisor::workload::{Asked, Task};
-
-fn workload(model: &str, task: Task, precision: Option<Precision>) -> Workload {
-    let asked = Asked {
-        model: Some(model.into()),
-        task: Some(task),
-        precision,
-        ..Asked::default()
-    };
-    Workload::resolve(&asked, &advisor().catalog).expect("workload")
-}
+use crate::advisor::fixtures::{advisor, workload};
+use crate::advisor::workload::Task;
 
 /// The plan's best configuration as "offer×units precision", " stepped down" when the
 /// precision was lowered, or "none".
