@@ -71,7 +71,8 @@ pub struct ServerLimits {
     /// A request's headers must arrive within this long; it also ends an idle keep-alive
     /// connection (the wait for the next request's headers is the same timer).
     pub header_timeout: std::time::Duration,
-    /// A request's body must arrive within this long.
+    /// A request's body must arrive within this long of the moment the server first
+    /// waits for it.
     pub body_timeout: std::time::Duration,
     /// Bytes of a request's head (request line and headers) before 431.
     pub max_header_bytes: usize,

@@ -7,6 +7,7 @@ use crate::advisor::Advisor;
 use crate::app::reload::Reloader;
 use crate::app::{Chat, Limits, Live, Metrics, Misses, Readiness};
 use crate::config::{ServerLimits, Settings};
+use crate::http::body::Deadline;
 use crate::http::observe::{observe, Observer};
 use crate::http::{self, Api, MAX_BODY_BYTES};
 use crate::store::{MemoryStore, Observed, RedisStore, Store};
@@ -138,7 +139,7 @@ pub async fn serve(
 /// Serves `router` on `listener` within `limits`: at most `max_connections` open (more
 /// wait in the backlog), headers within `max_header_bytes` (431 beyond) and within
 /// `header_timeout` (which also closes an idle keep-alive connection), bodies within
-/// `body_timeout` (the `read_body` layer). hyper's HTTP/1 connection builder is used
+/// `body_timeout` (each body wrapped in a [`Deadline`]). hyper's HTTP/1 connection builder is used
 /// directly because `axum::serve` exposes none of these. On `shutdown`: no new
 /// connections, each open one finishes its request in hand and closes.
 pub async fn serve_with(
@@ -147,10 +148,6 @@ pub async fn serve_with(
     limits: &ServerLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let router = router.layer(middleware::from_fn_with_state(
-        limits.body_timeout,
-        read_body,
-    ));
     let permits = Arc::new(Semaphore::new(limits.max_connections));
     let mut conn = hyper::server::conn::http1::Builder::new();
     conn.timer(TokioTimer::new())
@@ -180,13 +177,14 @@ pub async fn serve_with(
         };
         let _ = stream.set_nodelay(true);
         let router = router.clone();
+        let body_timeout = limits.body_timeout;
         let svc =
             hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
                 req.extensions_mut().insert(ConnectInfo(peer));
                 let mut router = router.clone();
-                async move {
-                    tower_service::Service::call(&mut router, req.map(axum::body::Body::new)).await
-                }
+                // The body with its deadline, in the one box a body takes anyway.
+                let req = req.map(|b| axum::body::Body::new(Deadline::new(b, body_timeout)));
+                async move { tower_service::Service::call(&mut router, req).await }
             });
         let connection = conn.serve_connection(TokioIo::new(stream), svc);
         let mut stop = stop_rx.clone();
@@ -215,51 +213,6 @@ pub async fn serve_with(
     let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
     let _ = permits.acquire_many(all).await;
     Ok(())
-}
-
-/// Reads a request's whole body within `timeout` and the body limit, before any route
-/// sees it: 408 when it does not arrive in time, 413 when it is too large, 400 when the
-/// client sends less than it announced or the body is otherwise broken.
-async fn read_body(
-    axum::extract::State(timeout): axum::extract::State<Duration>,
-    req: axum::extract::Request,
-    next: middleware::Next,
-) -> axum::response::Response {
-    let (parts, body) = req.into_parts();
-    let limited = http_body_util::Limited::new(body, MAX_BODY_BYTES);
-    let bytes = match tokio::time::timeout(timeout, http_body_util::BodyExt::collect(limited)).await
-    {
-        Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(e))
-            if e.downcast_ref::<http_body_util::LengthLimitError>()
-                .is_some() =>
-        {
-            return http::error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "payload_too_large",
-                "the body is over 64 KiB",
-            )
-        }
-        Ok(Err(e)) => {
-            return http::error(
-                StatusCode::BAD_REQUEST,
-                "bad_body",
-                format!("the body could not be read: {e}"),
-            )
-        }
-        Err(_) => {
-            return http::error(
-                StatusCode::REQUEST_TIMEOUT,
-                "body_timeout",
-                "the body did not arrive in time",
-            )
-        }
-    };
-    next.run(axum::extract::Request::from_parts(
-        parts,
-        axum::body::Body::from(bytes),
-    ))
-    .await
 }
 
 /// Where the data files live, for reloads.

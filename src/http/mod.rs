@@ -4,6 +4,7 @@
 //! body limits and timeouts are layers `server` puts around every route of every adapter.
 
 pub mod auth;
+pub mod body;
 pub mod observe;
 
 use crate::app::{Channel, Chat, Inbound, Outcome, Readiness, Silence};
@@ -136,12 +137,9 @@ async fn ask(
     }
     let body = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
         Ok(b) => b,
-        Err(_) => {
-            return error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "payload_too_large",
-                "the body is over 64 KiB",
-            )
+        Err(e) => {
+            let (status, code, message) = body::failure(&e);
+            return error(status, code, message);
         }
     };
     let client = match authorize(&app.settings, peer, &parts.headers, &body) {
