@@ -35,7 +35,7 @@ pub const DEDUPE_TTL: Duration = Duration::from_secs(24 * 3600);
 /// Default limits: a user, a group (messages per minute).
 pub const USER_PER_MIN: u64 = 10;
 pub const CHAT_PER_MIN: u64 = 20;
-/// A webhook conversation id is cut to this many characters.
+/// A webhook conversation id (and any id in a store key) is cut to this many characters.
 pub const CONVERSATION_ID_CHARS: usize = 128;
 /// Deliveries remembered in process for the duplicate check during a store outage.
 const LOCAL_DELIVERIES: usize = 20_000;
@@ -72,19 +72,39 @@ impl Inbound {
     /// The store key of this message's conversation; None for a one-off webhook
     /// question. In groups each user has their own conversation.
     fn conversation_key(&self) -> Option<String> {
+        let channel = self.channel.id();
         if self.channel.is_chat() {
-            return Some(format!("{}:{}:{}", self.channel.id(), self.chat, self.user));
+            return Some(format!(
+                "{channel}:{}:{}",
+                key_part(&self.chat),
+                key_part(&self.user)
+            ));
         }
         if self.chat.is_empty() {
             return None;
         }
-        let id = &self.chat;
-        let end = id
-            .char_indices()
-            .nth(CONVERSATION_ID_CHARS)
-            .map_or(id.len(), |(i, _)| i);
-        Some(format!("{}:{}", self.channel.id(), &id[..end]))
+        Some(format!("{channel}:{}", key_part(&self.chat)))
     }
+
+    /// The store key of this delivery, for the duplicate check.
+    fn delivery_key(&self) -> String {
+        format!(
+            "seen:{}:{}:{}",
+            self.channel.id(),
+            key_part(&self.chat),
+            key_part(&self.message_id)
+        )
+    }
+}
+
+/// An id as part of a store key: at most [`CONVERSATION_ID_CHARS`] characters, so no
+/// client-chosen id (a webhook conversation, a long signature) makes keys large.
+fn key_part(id: &str) -> &str {
+    let end = id
+        .char_indices()
+        .nth(CONVERSATION_ID_CHARS)
+        .map_or(id.len(), |(i, _)| i);
+    &id[..end]
 }
 
 /// Why a message got no answer.
@@ -226,7 +246,7 @@ impl Chat {
             return Outcome::Silent(Silence::NotAddressed);
         }
         if !m.message_id.is_empty() {
-            let seen = format!("seen:{}:{}:{}", channel.id(), m.chat, m.message_id);
+            let seen = m.delivery_key();
             let first_here = self.local_seen.put_new(&seen, (), LOCAL_DEDUPE_TTL);
             let first = match self.store.first_seen(&seen, DEDUPE_TTL).await {
                 Ok(first) => first,

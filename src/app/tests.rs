@@ -291,3 +291,32 @@ fn a_retry_during_a_store_outage_is_still_a_duplicate() {
         &["answer:price", "silent:Duplicate", "answer:price"],
     );
 }
+
+#[test]
+fn store_keys_stay_small_whatever_the_ids() {
+    let long = "长".repeat(20_000);
+    let m = Inbound {
+        chat: long.clone(),
+        message_id: long.clone(),
+        ..msg(Channel::Http, "", "T4 多少钱", false)
+    };
+    let bound = CONVERSATION_ID_CHARS * 3 + 16;
+    assert!(m.conversation_key().expect("an id").len() <= bound);
+    assert!(m.delivery_key().len() <= 2 * bound);
+    let chat = Inbound {
+        user: long,
+        ..msg(Channel::Wecom, "1", "T4 多少钱", false)
+    };
+    assert!(chat.conversation_key().expect("a chat").len() <= 2 * bound);
+    // Short ids are kept whole: the keys replicas already share do not change.
+    assert_eq!(
+        msg(Channel::Telegram, "7", "x", true)
+            .conversation_key()
+            .as_deref(),
+        Some("telegram:c1:u1")
+    );
+    assert_eq!(
+        msg(Channel::Telegram, "7", "x", true).delivery_key(),
+        "seen:telegram:c1:7"
+    );
+}
