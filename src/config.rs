@@ -187,10 +187,10 @@ pub const ENV_VARS: &[&str] = &[
     "GPU_ADVISOR_MAX_CONNECTIONS",
 ];
 
-/// A number from the environment (which wins), else the file, else `default`; it must lie
-/// in `range`.
+/// The number `name` from the environment (which wins), else the file, else `default`; it
+/// must lie in `range`.
 fn number<T>(
-    env: Option<String>,
+    env: &dyn Fn(&str) -> Option<String>,
     name: &str,
     file: Option<T>,
     default: T,
@@ -199,7 +199,7 @@ fn number<T>(
 where
     T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
 {
-    let v = match env {
+    let v = match env(name) {
         Some(v) => v
             .trim()
             .parse()
@@ -314,13 +314,13 @@ impl Settings {
             }
             None => f.log_format.unwrap_or_default(),
         };
-        s.reload_poll_secs = match env("GPU_ADVISOR_RELOAD_POLL_SECS") {
-            Some(v) => v
-                .trim()
-                .parse()
-                .map_err(|_| format!("GPU_ADVISOR_RELOAD_POLL_SECS: not a number: {v:?}"))?,
-            None => f.reload_poll_secs.unwrap_or(s.reload_poll_secs),
-        };
+        s.reload_poll_secs = number(
+            &env,
+            "GPU_ADVISOR_RELOAD_POLL_SECS",
+            f.reload_poll_secs,
+            s.reload_poll_secs,
+            0..=u64::MAX,
+        )?;
         s.wecom_passive_max_bytes = f
             .wecom_passive_max_bytes
             .unwrap_or(s.wecom_passive_max_bytes)
@@ -363,14 +363,14 @@ impl Settings {
         let secs = std::time::Duration::from_secs;
         s.server = ServerLimits {
             header_timeout: secs(number(
-                env("GPU_ADVISOR_HEADER_TIMEOUT_SECS"),
+                &env,
                 "GPU_ADVISOR_HEADER_TIMEOUT_SECS",
                 f.header_timeout_secs,
                 d.header_timeout.as_secs(),
                 1..=600,
             )?),
             body_timeout: secs(number(
-                env("GPU_ADVISOR_BODY_TIMEOUT_SECS"),
+                &env,
                 "GPU_ADVISOR_BODY_TIMEOUT_SECS",
                 f.body_timeout_secs,
                 d.body_timeout.as_secs(),
@@ -378,14 +378,14 @@ impl Settings {
             )?),
             // hyper reads at least 8 KiB; 1 MiB is far above any real client's headers.
             max_header_bytes: number(
-                env("GPU_ADVISOR_MAX_HEADER_BYTES"),
+                &env,
                 "GPU_ADVISOR_MAX_HEADER_BYTES",
                 f.max_header_bytes,
                 d.max_header_bytes,
                 8192..=1 << 20,
             )?,
             max_connections: number(
-                env("GPU_ADVISOR_MAX_CONNECTIONS"),
+                &env,
                 "GPU_ADVISOR_MAX_CONNECTIONS",
                 f.max_connections,
                 d.max_connections,

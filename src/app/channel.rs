@@ -37,12 +37,8 @@ impl Channel {
         !matches!(self, Channel::Http)
     }
 
-    fn index(self) -> usize {
+    /// The position of the channel in per-channel tables (the order of [`Channel::ALL`]).
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
-}
-
-/// The position of a channel in per-channel tables.
-pub(crate) fn index(c: Channel) -> usize {
-    c.index()
 }

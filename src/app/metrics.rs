@@ -2,7 +2,7 @@
 //! the known channels and intents exists from start-up at zero, so dashboards and
 //! alerts see them before the first event.
 
-use super::channel::{self, Channel};
+use super::channel::Channel;
 use crate::store::Health;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -56,7 +56,7 @@ impl Metrics {
     }
 
     pub fn question(&self, channel: Channel, intent: &str, seconds: f64) {
-        let c = channel::index(channel);
+        let c = channel.index();
         if let Some(i) = INTENTS.iter().position(|i| *i == intent) {
             self.questions[c * INTENTS.len() + i].fetch_add(1, Ordering::Relaxed);
         }
@@ -82,7 +82,7 @@ impl Metrics {
     }
 
     pub fn update_dropped(&self, channel: Channel) {
-        self.updates_dropped[channel::index(channel)].fetch_add(1, Ordering::Relaxed);
+        self.updates_dropped[channel.index()].fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn http(&self, route: &str, status: u16) {

@@ -28,7 +28,7 @@ enum Job {
 pub struct Misses {
     writer: Option<SyncSender<Job>>,
     /// Misses not written because the writer was behind.
-    pub dropped: AtomicU64,
+    dropped: AtomicU64,
 }
 
 impl Misses {
@@ -71,6 +71,16 @@ impl Misses {
         if let Err(TrySendError::Full(_)) = tx.try_send(Job::Line(line)) {
             self.dropped.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// `gpu_advisor_unanswered_log_dropped_total` in the Prometheus text format.
+    pub fn render_metrics(&self) -> String {
+        format!(
+            "# HELP gpu_advisor_unanswered_log_dropped_total Unanswered questions not written to the log because its writer was behind.\n\
+             # TYPE gpu_advisor_unanswered_log_dropped_total counter\n\
+             gpu_advisor_unanswered_log_dropped_total {}\n",
+            self.dropped.load(Ordering::Relaxed)
+        )
     }
 
     /// Waits until every miss recorded so far is in the file.
@@ -221,6 +231,9 @@ not json
         assert!(now <= 2_000 && old <= 2_000, "{now} and {old} bytes");
         let last = std::fs::read_to_string(&path).expect("read");
         assert!(last.contains("question number 99"), "the newest are kept");
+        assert!(m
+            .render_metrics()
+            .contains("gpu_advisor_unanswered_log_dropped_total 0\n"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

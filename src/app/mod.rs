@@ -97,6 +97,11 @@ impl Inbound {
     }
 }
 
+/// The store key of a chat's auto-answer setting.
+fn auto_key(channel: Channel, chat: &str) -> String {
+    format!("auto:{}:{}", channel.id(), key_part(chat))
+}
+
 /// An id as part of a store key: at most [`CONVERSATION_ID_CHARS`] characters, so no
 /// client-chosen id (a webhook conversation, a long signature) makes keys large.
 fn key_part(id: &str) -> &str {
@@ -230,8 +235,7 @@ impl Chat {
             None => None,
         };
         let auto = if m.group && command.is_none() && !m.mentions_bot && !m.replies_to_bot {
-            let key = format!("auto:{}:{}", channel.id(), m.chat);
-            match self.store.setting(&key).await {
+            match self.store.setting(&auto_key(channel, &m.chat)).await {
                 Ok(v) => v.as_deref() == Some("on"),
                 Err(e) => {
                     tracing::debug!(error = %e, "store unavailable: auto-answer setting unknown");
@@ -323,11 +327,11 @@ impl Chat {
         let window = Duration::from_secs(60);
         let checks = [
             (
-                format!("user:{channel}:{}", m.user),
+                format!("user:{channel}:{}", key_part(&m.user)),
                 self.limits.user_per_min,
             ),
             (
-                format!("chat:{channel}:{}", m.chat),
+                format!("chat:{channel}:{}", key_part(&m.chat)),
                 if m.group {
                     self.limits.chat_per_min
                 } else {
@@ -401,10 +405,7 @@ impl Chat {
         on: bool,
     ) -> Result<(), crate::store::StoreError> {
         self.store
-            .set_setting(
-                &format!("auto:{}:{chat}", channel.id()),
-                if on { "on" } else { "off" },
-            )
+            .set_setting(&auto_key(channel, chat), if on { "on" } else { "off" })
             .await
     }
 }

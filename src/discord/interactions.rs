@@ -70,7 +70,8 @@ pub(super) async fn interactions(
     }
 }
 
-/// The router with `POST /discord/interactions`, to merge into the app's router.
+/// The router with `POST /discord/interactions`, to merge into the server's router (which
+/// sets the body limit for every route).
 pub fn interactions_routes(
     chat: &Chat,
     console_url: &str,
@@ -84,6 +85,5 @@ pub fn interactions_routes(
     });
     Ok(Router::new()
         .route(ROUTE, post(interactions))
-        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(ep))
 }

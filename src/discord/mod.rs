@@ -41,8 +41,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Requests older (or newer) than this, seconds, are refused as replays.
 pub const MAX_SKEW_SECS: i64 = 300;
-/// Interaction bodies over this size get 413.
-pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// Discord's limits: embed field value, field name, title, choices per option.
 pub const EMBED_FIELD_MAX: usize = 1024;
 const EMBED_NAME_MAX: usize = 256;

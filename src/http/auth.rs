@@ -41,7 +41,7 @@ fn ct_eq(a: &[u8], b: &[u8]) -> bool {
 
 /// The credentials of `Authorization: <scheme> <credentials>` when the scheme is
 /// `Bearer`, matched case-insensitively (RFC 7235 §2.1), spaces around either tolerated.
-fn bearer_token(header: &str) -> Option<&str> {
+pub fn bearer_token(header: &str) -> Option<&str> {
     let h = header.trim_start();
     let (scheme, rest) = h.split_once([' ', '\t'])?;
     scheme

@@ -58,7 +58,7 @@ fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
 enum Caller<'a> {
     /// No credentials configured: a loopback peer.
     Local(std::net::IpAddr),
-    /// A valid bearer token (the whole header value).
+    /// A valid bearer token (the credentials, without the scheme).
     Token(&'a str),
     /// A valid HMAC signature from this address.
     Signed(std::net::IpAddr),
@@ -66,15 +66,13 @@ enum Caller<'a> {
 
 impl Caller<'_> {
     /// The rate-limit bucket; only built when limits are on. A token's bucket is a digest
-    /// of the token itself (the header without its scheme and spacing), so every spelling
-    /// of one `Authorization` header shares one bucket and a key is 38 bytes however long
-    /// the header.
+    /// of the token itself, so every spelling of one `Authorization` header shares one
+    /// bucket and a key is 38 bytes however long the header.
     fn key(&self) -> String {
         match self {
             Caller::Local(ip) => ip.to_string(),
-            Caller::Token(header) => {
+            Caller::Token(token) => {
                 use sha2::Digest;
-                let token = header.split_whitespace().skip(1).collect::<String>();
                 let digest = sha2::Sha256::digest(token.as_bytes());
                 format!("token:{}", hex::encode(&digest[..16]))
             }
@@ -103,7 +101,10 @@ fn authorize<'a>(
     let mut last = auth::AuthError::Missing;
     if !s.api_tokens.is_empty() {
         match auth::bearer(header_str(h, "authorization"), &s.api_tokens) {
-            Ok(()) => return Ok(Caller::Token(header_str(h, "authorization").unwrap_or(""))),
+            Ok(()) => {
+                let token = header_str(h, "authorization").and_then(auth::bearer_token);
+                return Ok(Caller::Token(token.unwrap_or_default()));
+            }
             Err(e) => last = e,
         }
     }
@@ -239,7 +240,9 @@ async fn catalog(AxState(app): AxState<Arc<Api>>) -> Response {
 async fn metrics_text(AxState(app): AxState<Arc<Api>>) -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        app.chat.metrics.render() + &app.chat.advisor.render_metrics(),
+        app.chat.metrics.render()
+            + &app.chat.advisor.render_metrics()
+            + &app.chat.misses.render_metrics(),
     )
         .into_response()
 }
