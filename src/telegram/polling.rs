@@ -170,7 +170,7 @@ pub(super) async fn poll_loop<S: Future<Output = ()>>(
             answer_guarded(&bot, &chat, me.1, update).await;
             offset = Some(next);
             if let Err(e) = chat.store.set_setting(OFFSET_KEY, &next.to_string()).await {
-                tracing::warn!(error = %e, "store unavailable: Telegram offset not saved");
+                tracing::debug!(error = %e, "store unavailable: Telegram offset not saved");
             }
             if stop.fired().await {
                 break;

@@ -161,7 +161,7 @@ pub async fn message(
             return cached.into_response();
         }
         Ok(None) => {}
-        Err(e) => tracing::warn!(error = %e, "store unavailable: WeCom retry check skipped"),
+        Err(e) => tracing::debug!(error = %e, "store unavailable: WeCom retry check skipped"),
     }
     let inbound = Inbound {
         channel: Channel::Wecom,
@@ -193,7 +193,7 @@ pub async fn message(
             }
             None => {
                 let pointer = format!("\n……完整回复见控制台 / full reply: {}", cb.console_url);
-                let keep = split_bytes(&parts[0], max - pointer.len());
+                let keep = split_bytes(&parts[0], max.saturating_sub(pointer.len()));
                 format!(
                     "{}{pointer}",
                     keep.first().map(String::as_str).unwrap_or("")
@@ -213,7 +213,7 @@ pub async fn message(
                 .set_reply(&key, &envelope, Duration::from_secs(300))
                 .await
             {
-                tracing::warn!(error = %e, "store unavailable: WeCom reply not remembered");
+                tracing::debug!(error = %e, "store unavailable: WeCom reply not remembered");
             }
             envelope.into_response()
         }
