@@ -14,6 +14,7 @@ mod fit;
 mod help;
 mod price;
 mod recommendation;
+mod serving;
 mod snippets;
 mod topics;
 
@@ -113,6 +114,7 @@ pub fn compose(ctx: &Context<'_>, intent: Intent) -> Answer {
         alternatives: Vec::new(),
         compare: None,
         topics: Vec::new(),
+        serving: None,
         rendered: Reply::new(ctx.lang),
     };
     ans.workload = ctx.workload.as_ref().map(WorkloadJson::from_workload);
@@ -128,6 +130,9 @@ pub fn compose(ctx: &Context<'_>, intent: Intent) -> Answer {
         (Intent::Faq, _) => topics::faq(ctx, &mut ans),
         (Intent::Help, _) => help::help(ctx, &mut ans, false),
         _ => help::help(ctx, &mut ans, true),
+    }
+    if let (Intent::Recommend | Intent::Feasibility, Some(w)) = (intent, &ctx.workload) {
+        serving::attach(ctx, w, &mut ans);
     }
     if intent == Intent::Feasibility && ans.verdict.is_none() {
         ans.intent = Intent::Recommend;

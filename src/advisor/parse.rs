@@ -7,6 +7,7 @@
 //! `topics` the knowledge topics touched.
 
 mod entities;
+mod serving;
 mod slots;
 mod topics;
 
@@ -123,6 +124,7 @@ impl Parser {
         p.invalid = slots::size(lex, blanked, a);
         let native = slots::task_and_precision(lex, &scan, &text, a);
         p.invalid = slots::numbers(lex, &scan, &text, usd_cny, a, p.invalid.take());
+        serving::serving(lex, &scan, &text, a);
         a.annual = p.cues.contains(&Cue::Annual);
         a.domestic = p.cues.contains(&Cue::Domestic);
         if native && a.precision.is_some_and(|p| p.is_quantized()) {
@@ -146,7 +148,8 @@ impl Parser {
             || a.optimizer_8bit
             || a.offload
             || !a.gpus.is_empty()
-            || a.gpu_count.is_some();
+            || a.gpu_count.is_some()
+            || a.serving.stated();
         p.topics = self.triggers.topics(&text);
         p
     }

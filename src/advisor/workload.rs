@@ -6,6 +6,9 @@
 use super::catalog::{Catalog, KvForm, Model, ModelKind};
 use serde::{Deserialize, Serialize};
 
+pub mod serving;
+pub use serving::{Engine, ServingAsk};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Task {
@@ -134,6 +137,9 @@ pub struct Asked {
     pub offer: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub domestic: bool,
+    /// Engine, request size, load and latency targets (DOMAIN.md §8).
+    #[serde(skip_serializing_if = "ServingAsk::is_default")]
+    pub serving: ServingAsk,
 }
 
 impl Asked {
@@ -190,6 +196,7 @@ impl Asked {
         m.offload |= self.offload;
         m.annual |= self.annual;
         m.domestic |= self.domestic;
+        m.serving = self.serving.over(&prev.serving);
         m
     }
 }
@@ -391,7 +398,14 @@ impl Workload {
             concurrency: if training {
                 1
             } else {
-                a.concurrency.unwrap_or(1).max(1)
+                a.concurrency
+                    .or_else(|| {
+                        a.serving
+                            .asked_load(context)
+                            .map(|c| c.ceil().min(1e6) as u32)
+                    })
+                    .unwrap_or(1)
+                    .max(1)
             },
             context: context.max(1),
             micro_batch: training.then(|| a.micro_batch.unwrap_or(DEFAULT_MICRO_BATCH).max(1)),

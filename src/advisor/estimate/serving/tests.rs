@@ -1,0 +1,2 @@
+use super::*;
+use crate::advisor::fixtures::advisor;
