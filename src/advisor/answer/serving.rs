@@ -27,13 +27,12 @@ struct Config<'c> {
 }
 
 /// The fewest cards, in powers of two up to `cards`, whose share of the bill fits.
-fn split(w: &Workload, p: Precision, gpu: &Gpu, memory: f64, cards: u32) -> u32 {
+fn split(w: &Workload, p: Precision, memory: f64, cards: u32) -> u32 {
     let bill = estimate::bill(w, p);
     let mut tp = 1;
     while tp < cards && bill.per_card(tp) > TIGHT * memory {
         tp *= 2;
     }
-    let _ = gpu;
     tp.min(cards.max(1))
 }
 
@@ -64,7 +63,7 @@ fn config<'c>(ctx: &Context<'c>, w: &Workload, ans: &Answer) -> Option<Config<'c
     let memory = offer.slice_memory_gb.unwrap_or(gpu.memory_gb);
     Some(Config {
         gpu,
-        tp: split(w, precision, gpu, memory, cards),
+        tp: split(w, precision, memory, cards),
         linked: !offer.link.is_empty(),
         precision,
         offer: Some(offer),

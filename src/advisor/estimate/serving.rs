@@ -293,7 +293,7 @@ pub fn serving(
         LoadFrom::Qps
     } else if s.daily_users.is_some() {
         LoadFrom::DailyUsers
-    } else if w.concurrency > 1 {
+    } else if w.concurrency > 1 || s.single {
         LoadFrom::Concurrency
     } else {
         LoadFrom::None
@@ -362,7 +362,7 @@ fn largest_within(
         l.ttft_s <= ttft && l.per_user >= speed
     };
     if cap < 1.0 || !ok(1.0) {
-        return cap.min(1.0).max(0.0);
+        return cap.clamp(0.0, 1.0);
     }
     let (mut lo, mut hi) = (1.0_f64, cap.max(1.0));
     if ok(hi) {

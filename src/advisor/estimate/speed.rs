@@ -9,10 +9,11 @@ use crate::advisor::workload::{Engine, Precision, Workload};
 
 /// Model FLOPs utilisation assumed for training time (DOMAIN.md §5: 8× A100 at 40 %).
 pub const TRAINING_MFU: f64 = 0.40;
-/// Share of peak memory bandwidth a vLLM decode step achieves (DOMAIN.md §8: 0.6–0.7 of
-/// bandwidth at batch 1 once its fixed step cost is counted apart; fitted on the Qwen2.5
-/// vLLM speed table: 0.80 with 2.5 ms per step).
-pub const DECODE_MBU: f64 = 0.80;
+/// Share of peak memory bandwidth a vLLM decode step achieves once its fixed costs are
+/// counted apart (DOMAIN.md §8 says 0.6–0.7 of bandwidth all included; fitted on the
+/// Qwen2.5 vLLM speed table, 0.5B to 14B and AWQ on A100: 0.83, with 0.2 ms per step and
+/// 0.11 ms per layer, every row within 7 %).
+pub const DECODE_MBU: f64 = 0.83;
 
 /// Training hours: 6 × active params × tokens FLOPs (Kaplan et al. 2020, §2.1) over
 /// cards × dense BF16 peak × MFU.
@@ -23,36 +24,38 @@ pub fn train_hours(w: &Workload, gpu: &Gpu, cards: u32) -> Option<f64> {
     Some(flops / rate / 3600.0)
 }
 
-/// How each engine decodes: the share of peak bandwidth its kernels reach and the fixed
-/// cost of one step (scheduling, sampling, launches), in seconds. Fitted once on
-/// `shared/serving.jsonl` (BENCHMARKS.md): vLLM on the Qwen2.5 A100 table, SGLang on the
-/// Qwen3 H20 table, TensorRT-LLM on NVIDIA's NIM table (ITL at concurrency 1).
-/// HF transformers launches every layer's kernels from Python: a step costs the larger of
-/// reading the weights and `HF_LAYER_S` per layer (Qwen2.5 and Qwen3 HF tables: 0.6–0.9
-/// ms per layer whatever the model's size). llama.cpp reaches about 0.7 of bandwidth at
-/// batch 1 (llama.cpp discussion #4167, CUDA rows: tokens/s × model size ÷ bandwidth).
-fn engine_speed(e: Engine) -> (f64, f64) {
+/// How each engine decodes: the share of peak bandwidth its kernels reach, the fixed
+/// cost of one step (scheduling, sampling) and the cost per layer of launching its
+/// kernels, in seconds. Fitted once on `shared/serving.jsonl` (BENCHMARKS.md): vLLM on
+/// the Qwen2.5 A100 table, SGLang on the Qwen3 H20 table, TensorRT-LLM (fused kernels,
+/// fewer launches) on NVIDIA's NIM table (ITL at concurrency 1). HF transformers
+/// launches every layer's kernels from Python: a step costs the larger of reading the
+/// weights and `HF_LAYER_S` per layer. llama.cpp reaches about 0.7 of bandwidth at batch
+/// 1 (llama.cpp discussion #4167, CUDA rows: tokens/s × model size ÷ bandwidth).
+fn engine_speed(e: Engine) -> (f64, f64, f64) {
     match e {
-        Engine::Vllm => (DECODE_MBU, 2.5e-3),
-        Engine::Sglang => (0.80, 6.0e-3),
-        Engine::TrtLlm => (0.85, 1.5e-3),
-        Engine::Transformers => (0.65, 0.0),
-        Engine::LlamaCpp | Engine::Ollama => (0.70, 1.0e-3),
+        Engine::Vllm => (DECODE_MBU, 0.2e-3, 0.11e-3),
+        Engine::Sglang => (DECODE_MBU, 1.5e-3, 0.11e-3),
+        Engine::TrtLlm => (0.85, 0.3e-3, 0.035e-3),
+        Engine::Transformers => (0.65, 0.0, 0.0),
+        Engine::LlamaCpp | Engine::Ollama => (0.70, 1.0e-3, 0.05e-3),
     }
 }
-/// HF transformers' Python cost per decoder layer and step (fitted, see `engine_speed`).
-pub const HF_LAYER_S: f64 = 0.72e-3;
+/// HF transformers' Python cost per decoder layer and step: 0.88 ms on the Qwen2.5 A100
+/// table, 0.61 on the Qwen3 H20 table, 0.77 on the first Qwen's, each constant across
+/// model sizes (fitted: 0.74, their geometric mean).
+pub const HF_LAYER_S: f64 = 0.74e-3;
 /// Without CUDA graphs (`--enforce-eager`) every layer's kernels are launched from the
 /// host: Qwen2.5-32B eager on A100 runs 2.5 ms per step slower than the graph-captured
 /// fit predicts, 40 µs per layer.
 pub const EAGER_LAYER_S: f64 = 40e-6;
 /// One all-reduce of a decode step's activations: latency per call and the link's
 /// bandwidth. Tensor parallelism runs two per layer (Megatron-LM, Shoeybi et al. 2019,
-/// §3). NVLink: fitted, 35 µs (Qwen2.5-72B TP4 and AWQ TP2 on A100, Llama-3.3-70B TP2 on
+/// §3). NVLink: fitted, 15 µs (Qwen2.5-72B TP4 and AWQ TP2 on A100, Llama-3.3-70B TP2 on
 /// H100); PCIe: NCCL's small-message all-reduce latency over PCIe 4.0 (nccl-tests,
 /// ≈ 100 µs) at 25 GB/s; across machines (beyond the 8 cards of one): 200 Gb/s
 /// InfiniBand/RoCE, 150 µs at 25 GB/s.
-const AR_NVLINK_S: f64 = 35e-6;
+const AR_NVLINK_S: f64 = 15e-6;
 const AR_PCIE_S: f64 = 100e-6;
 const AR_NODE_S: f64 = 150e-6;
 const PCIE_GBS: f64 = 25.0;
@@ -156,7 +159,7 @@ impl Replica<'_> {
 
     /// Seconds of one decode step over `b` sequences of `ctx` tokens each.
     pub fn step_s(&self, b: f64, ctx: f64) -> f64 {
-        let (mbu, fixed) = engine_speed(self.engine);
+        let (mbu, fixed, per_layer) = engine_speed(self.engine);
         let a = &self.w.arch;
         let weights = self.weight_bytes * self.weight_share(b);
         let kv = b * ctx * self.kv_per_card * self.tp as f64;
@@ -170,7 +173,7 @@ impl Replica<'_> {
             b * (2.0 * a.active_params_b * 1e9 + 4.0 * a.layers * ctx * a.heads * a.head_dim);
         let compute =
             flops / (self.compute_cards() * self.prefill_rate() / PREFILL_MFU * DECODE_MFU);
-        let mut t = memory.max(compute) + fixed + self.all_reduce_s(b);
+        let mut t = memory.max(compute) + fixed + a.layers * per_layer + self.all_reduce_s(b);
         if self.engine == Engine::Transformers {
             t = t.max(a.layers * HF_LAYER_S);
         }

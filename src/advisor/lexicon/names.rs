@@ -106,6 +106,7 @@ names! {
         AsksThroughput = "serving.ask.throughput",
         AsksSpeed = "serving.ask.speed",
         RequestTokens = "serving.request_tokens",
+        Single = "serving.single",
     }
 }
 

@@ -75,6 +75,7 @@ pub fn serving(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) {
         .filter(|v| *v > 0.05 && *v <= 1.0);
     s.eager = lex.has_in(scan, Slot::Eager);
     s.offline = lex.has_in(scan, Slot::Offline);
+    s.single = lex.has_in(scan, Slot::Single) || a.concurrency == Some(1);
     s.daily_users = num(Slot::DailyUsers, false)
         .map(|f| f.value)
         .filter(|v| *v >= 1.0 && *v <= 1e10)
@@ -101,7 +102,7 @@ pub fn serving(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) {
         let request = count(Slot::RequestTokens, 1e8);
         a.context = request.or(match (s.input_tokens, s.output_tokens) {
             (Some(i), Some(o)) => Some(i + o),
-            _ => s.max_model_len.filter(|_| s.input_tokens.is_none()),
+            _ => None,
         });
         if let (Some(r), None) = (request, s.input_tokens) {
             let out = s.output_tokens.unwrap_or(r / 2).min(r);
@@ -110,3 +111,6 @@ pub fn serving(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -91,6 +91,9 @@ pub struct ServingAsk {
     /// Without CUDA graphs (`--enforce-eager`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub eager: bool,
+    /// One request at a time ("单路", "batch 1"): a load of one.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub single: bool,
     /// Offline batch with no latency bound (maximum throughput).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub offline: bool,
@@ -165,6 +168,7 @@ impl ServingAsk {
         );
         m.eager |= self.eager;
         m.offline = self.offline;
+        m.single = self.single;
         m.asks_max_concurrency = self.asks_max_concurrency;
         m.asks_max_context = self.asks_max_context;
         m.asks_throughput = self.asks_throughput;
