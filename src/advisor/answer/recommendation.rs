@@ -84,7 +84,12 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
         }
     }
 
-    let best = named_fit.or_else(|| plan.best.clone());
+    let best = super::serving::load_pick(
+        ctx,
+        w,
+        named.is_some(),
+        named_fit.or_else(|| plan.best.clone()),
+    );
     let est = EstimateJson::from_bill(
         search.bill(w.precision),
         best.as_ref().map_or(1, |c| c.cards),

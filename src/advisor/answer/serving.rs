@@ -4,21 +4,23 @@
 //! the engine settings that matter.
 
 use super::context::Context;
-use crate::advisor::catalog::{Gpu, Offer, Unit};
+use crate::advisor::catalog::{Gpu, Model, Offer, Unit};
 use crate::advisor::contract::{Answer, ServingJson};
 use crate::advisor::estimate::serving::LoadFrom;
 use crate::advisor::estimate::{self, Serving};
 use crate::advisor::parse::Lang;
-use crate::advisor::recommend::TIGHT;
+use crate::advisor::recommend::{self, Candidate, Limits, TIGHT};
 use crate::advisor::reply::{money, t};
-use crate::advisor::workload::{Engine, Precision, Workload};
+use crate::advisor::workload::{Engine, Precision, ServingAsk, Workload};
 use std::fmt::Write;
 
 /// The configuration the figures are for: a card, how many the model is split over,
 /// whether they are NVLinked, the precision, and the offer that prices it.
 struct Config<'c> {
     gpu: &'c Gpu,
-    tp: u32,
+    /// Cards one copy is split over: the named count, else chosen by `best_split`.
+    tp: Option<u32>,
+    memory: f64,
     linked: bool,
     precision: Precision,
     offer: Option<&'c Offer>,
@@ -26,14 +28,46 @@ struct Config<'c> {
     cards: u32,
 }
 
-/// The fewest cards, in powers of two up to `cards`, whose share of the bill fits.
-fn split(w: &Workload, p: Precision, memory: f64, cards: u32) -> u32 {
-    let bill = estimate::bill(w, p);
+/// The split of `cards` cards (a power of two dividing them) that serves best, with its
+/// figures: with no load, the fewest cards that hold one request as the engine places
+/// memory; with a load, the split whose copies on these cards carry the most of it
+/// (fewest configurations needed), the narrower on a tie.
+#[allow(clippy::too_many_arguments)]
+fn best_split(
+    w: &Workload,
+    model: Option<&Model>,
+    s: &ServingAsk,
+    p: Precision,
+    gpu: &Gpu,
+    memory: f64,
+    cards: u32,
+    linked: bool,
+) -> Option<(u32, Serving)> {
+    let mut one = w.clone();
+    one.concurrency = 1;
+    one.precision = p;
+    let bill = estimate::bill(&one, p);
+    let mut wp = w.clone();
+    wp.precision = p;
+    let load = w.concurrency > 1;
+    let mut best: Option<(u32, u32, Serving)> = None;
     let mut tp = 1;
-    while tp < cards && bill.per_card(tp) > TIGHT * memory {
+    while tp <= cards.max(1) {
+        if cards % tp == 0 && bill.per_card(tp) <= TIGHT * memory {
+            let sv = estimate::serving(&wp, model, s, p, gpu, tp, linked);
+            if sv.kv_capacity_tokens >= (sv.input_tokens + sv.output_tokens) as f64 {
+                let configs = sv.replicas.div_ceil((cards / tp).max(1)).max(1);
+                if !load {
+                    return Some((tp, sv));
+                }
+                if best.as_ref().is_none_or(|(_, c, _)| configs < *c) {
+                    best = Some((tp, configs, sv));
+                }
+            }
+        }
         tp *= 2;
     }
-    tp.min(cards.max(1))
+    best.map(|(tp, _, sv)| (tp, sv))
 }
 
 fn config<'c>(ctx: &Context<'c>, w: &Workload, ans: &Answer) -> Option<Config<'c>> {
@@ -48,7 +82,8 @@ fn config<'c>(ctx: &Context<'c>, w: &Workload, ans: &Answer) -> Option<Config<'c
         let linked = offer.map_or(!gpu.link.is_empty(), |o| !o.link.is_empty());
         return Some(Config {
             gpu,
-            tp: count,
+            tp: Some(count),
+            memory: gpu.memory_gb,
             linked,
             precision: w.precision,
             offer,
@@ -63,7 +98,8 @@ fn config<'c>(ctx: &Context<'c>, w: &Workload, ans: &Answer) -> Option<Config<'c
     let memory = offer.slice_memory_gb.unwrap_or(gpu.memory_gb);
     Some(Config {
         gpu,
-        tp: split(w, precision, memory, cards),
+        tp: None,
+        memory,
         linked: !offer.link.is_empty(),
         precision,
         offer: Some(offer),
@@ -81,22 +117,34 @@ pub fn attach(ctx: &Context<'_>, w: &Workload, ans: &mut Answer) {
         return;
     };
     let model = w.model.as_deref().and_then(|m| ctx.cat.model(m));
+    let sa = &ctx.asked.serving;
     let mut wp = w.clone();
     wp.precision = c.precision;
-    let s = estimate::serving(
-        &wp,
-        model,
-        &ctx.asked.serving,
-        c.precision,
-        c.gpu,
-        c.tp,
-        c.linked,
-    );
+    let fixed = |tp: u32| {
+        (
+            tp,
+            estimate::serving(&wp, model, sa, c.precision, c.gpu, tp, c.linked),
+        )
+    };
+    let (tp, s) = match c.tp {
+        Some(tp) => fixed(tp),
+        None => best_split(
+            w,
+            model,
+            sa,
+            c.precision,
+            c.gpu,
+            c.memory,
+            c.cards,
+            c.linked,
+        )
+        .unwrap_or_else(|| fixed(c.cards.max(1))),
+    };
     if let Some(e) = ans.estimate.as_mut() {
         e.decode_tokens_per_s = Some(crate::advisor::contract::round1(s.decode_tokens_per_s));
     }
     ans.serving = Some(ServingJson::from_serving(&s, &c.gpu.id));
-    let lines = block(ctx, &c, &s, ctx.lang);
+    let lines = block(ctx, &c, tp, &s, ctx.lang);
     ans.rendered.text(lines.0);
     ans.rendered.bullets(lines.1);
 }
@@ -120,7 +168,13 @@ fn num(v: f64) -> String {
 
 /// The block: a heading line with the configuration and request, then bullets for the
 /// capacity, the speed, the load, the assumptions and the engine settings.
-fn block(ctx: &Context<'_>, c: &Config<'_>, s: &Serving, lang: Lang) -> (String, Vec<String>) {
+fn block(
+    ctx: &Context<'_>,
+    c: &Config<'_>,
+    tp: u32,
+    s: &Serving,
+    lang: Lang,
+) -> (String, Vec<String>) {
     let a = &ctx.asked.serving;
     let head = format!(
         "{}{}{}{} × {}{}{}{}{}{}",
@@ -199,7 +253,7 @@ fn block(ctx: &Context<'_>, c: &Config<'_>, s: &Serving, lang: Lang) -> (String,
             t(lang, " 份这样的配置", " copies of this configuration"),
         );
         if let Some(o) = c.offer {
-            let units = units_for(o, s.replicas * c.tp, c.cards);
+            let units = units_for(o, s.replicas * tp, c.cards);
             let total = o.price.scale(units as f64);
             let _ = write!(
                 load,
@@ -212,7 +266,7 @@ fn block(ctx: &Context<'_>, c: &Config<'_>, s: &Serving, lang: Lang) -> (String,
     }
     b.push(load);
     b.push(assumptions(s, lang));
-    b.push(settings(s, c, lang, a.gguf_bits));
+    b.push(settings(s, tp, lang, a.gguf_bits));
     (head, b)
 }
 
@@ -261,21 +315,21 @@ fn assumptions(s: &Serving, lang: Lang) -> String {
     out
 }
 
-fn settings(s: &Serving, c: &Config<'_>, lang: Lang, gguf: Option<f64>) -> String {
+fn settings(s: &Serving, tp: u32, lang: Lang, gguf: Option<f64>) -> String {
     let seqs = s.max_concurrency.floor().max(1.0) as u64;
     let len = s.max_model_len;
     let flags = match s.engine {
         Engine::Vllm => format!(
             "`--gpu-memory-utilization 0.90 --max-model-len {len} --max-num-seqs {seqs} --tensor-parallel-size {}`",
-            c.tp
+            tp
         ),
         Engine::Sglang => format!(
             "`--mem-fraction-static --context-length {len} --max-running-requests {seqs} --tp {}`",
-            c.tp
+            tp
         ),
         Engine::TrtLlm => format!(
             "`--max_batch_size {seqs} --max_num_tokens 8192 --kv_cache_free_gpu_mem_fraction 0.9 --tp_size {}`",
-            c.tp
+            tp
         ),
         Engine::Transformers => t(
             lang,
@@ -296,4 +350,75 @@ fn settings(s: &Serving, c: &Config<'_>, lang: Lang, gguf: Option<f64>) -> Strin
         );
     }
     out
+}
+
+/// For a load of many users (and no named card), the configuration whose copies carry
+/// it within the latency targets for the least money in total: every configuration
+/// that holds the model with one request is sized by the serving model (its KV capacity
+/// and speed under load), then priced for as many copies as the load needs. The
+/// returned candidate counts all of them. Otherwise `best` as it is.
+pub fn load_pick<'c>(
+    ctx: &Context<'c>,
+    w: &Workload,
+    named: bool,
+    best: Option<Candidate<'c>>,
+) -> Option<Candidate<'c>> {
+    if named || w.task.is_training() || w.arch.diffusion || w.concurrency <= 1 {
+        return best;
+    }
+    let cat = ctx.cat;
+    let s = &ctx.asked.serving;
+    let model = w.model.as_deref().and_then(|m| cat.model(m));
+    let mut one = w.clone();
+    one.concurrency = 1;
+    let p = best.as_ref().map_or(w.precision, |b| b.precision);
+    let limits = Limits {
+        gpu: ctx.asked.gpu.clone(),
+        count: None,
+        ..ctx.limits.clone()
+    };
+    let hpm = cat.billing.hours_per_month;
+    let mut pick: Option<(f64, u32, Candidate<'c>)> = None;
+    for c in recommend::candidates(cat, &one, &limits, &|_| Some(p)) {
+        if !c.fits_headroom() {
+            continue;
+        }
+        let Some((_, sv)) = best_split(
+            w,
+            model,
+            s,
+            c.precision,
+            c.gpu,
+            c.card_memory_gb,
+            c.cards,
+            !c.offer.link.is_empty(),
+        ) else {
+            continue;
+        };
+        let tp = sv.cards;
+        let copies = (c.cards / tp).max(1);
+        let configs = sv.replicas.div_ceil(copies).max(1);
+        let units = configs * c.units;
+        let cost = c.cost(hpm) * configs as f64;
+        if ctx
+            .asked
+            .budget_cny
+            .is_some_and(|b| c.monthly().max * configs as f64 > b + 1e-9)
+        {
+            continue;
+        }
+        let better = match &pick {
+            None => true,
+            Some((pc, pcards, _)) => {
+                cost < pc - 1e-6
+                    || ((cost - pc).abs() <= 1e-6 && units * c.offer.cards_per_unit < *pcards)
+            }
+        };
+        if better {
+            if let Some(total) = recommend::candidate(cat, c.offer, units, &one, c.precision) {
+                pick = Some((cost, units * c.offer.cards_per_unit, total));
+            }
+        }
+    }
+    pick.map(|(_, _, c)| c).or(best)
 }
