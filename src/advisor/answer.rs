@@ -131,9 +131,6 @@ pub fn compose(ctx: &Context<'_>, intent: Intent) -> Answer {
         (Intent::Help, _) => help::help(ctx, &mut ans, false),
         _ => help::help(ctx, &mut ans, true),
     }
-    if let (Intent::Recommend | Intent::Feasibility, Some(w)) = (intent, &ctx.workload) {
-        serving::attach(ctx, w, &mut ans);
-    }
     if intent == Intent::Feasibility && ans.verdict.is_none() {
         ans.intent = Intent::Recommend;
     }

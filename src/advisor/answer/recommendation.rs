@@ -111,6 +111,7 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
         None => r.text(fit::nothing_fits(w, a.budget_cny, lang)),
     }
     alternatives(ctx, &search, &plan, best.as_ref(), ans);
+    super::serving::attach(ctx, w, ans);
     let topics = contextual_topics(ctx, w, best.as_ref(), named);
     add_topic_snippets(ctx, &topics, ans, 2);
 }

@@ -73,7 +73,20 @@ fn best_split(
 fn config<'c>(ctx: &Context<'c>, w: &Workload, ans: &Answer) -> Option<Config<'c>> {
     let cat = ctx.cat;
     let a = ctx.asked;
-    if let Some(gpu) = a.gpu.as_deref().and_then(|g| cat.gpu(g)) {
+    // The named card and count, while they hold the model; else the recommended one.
+    let holds = |gpu: &Gpu| {
+        let mut one = w.clone();
+        one.concurrency = 1;
+        let count = a.gpu_count.unwrap_or(1).clamp(1, 64);
+        estimate::bill(&one, w.precision).per_card(count) <= gpu.memory_gb
+            || ans.recommendation.is_none()
+    };
+    if let Some(gpu) = a
+        .gpu
+        .as_deref()
+        .and_then(|g| cat.gpu(g))
+        .filter(|g| holds(g))
+    {
         let offer = cat
             .offers
             .iter()
@@ -230,13 +243,9 @@ fn block(
     ));
     let mut load = format!(
         "{}{}{}{:.0}{}{:.2}{}{:.0}{}",
-        t(lang, "按 ", "at "),
+        t(lang, "按 ", "with "),
         num(s.concurrency),
-        t(
-            lang,
-            " 路并发：每路约 ",
-            " concurrent requests: each about "
-        ),
+        t(lang, " 路并发：每路约 ", " requests at once: each about "),
         s.per_user_tokens_per_s,
         t(lang, " tokens/s，首字约 ", " tokens/s, first token about "),
         s.ttft_s,
@@ -316,7 +325,11 @@ fn assumptions(s: &Serving, lang: Lang) -> String {
 }
 
 fn settings(s: &Serving, tp: u32, lang: Lang, gguf: Option<f64>) -> String {
-    let seqs = s.max_concurrency.floor().max(1.0) as u64;
+    // The batch the targets allow on one copy (`--max-num-seqs` keeps latency there).
+    let seqs = (s.concurrency / s.replicas.max(1) as f64)
+        .ceil()
+        .min(s.max_concurrency.floor())
+        .max(1.0) as u64;
     let len = s.max_model_len;
     let flags = match s.engine {
         Engine::Vllm => format!(

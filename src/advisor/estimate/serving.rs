@@ -185,7 +185,7 @@ fn model_len(w: &Workload, model: Option<&Model>, s: &ServingAsk, engine: Engine
         return n;
     }
     if engine.gguf() {
-        return GGUF_DEFAULT_CTX.max(w.context);
+        return s.max_model_len.unwrap_or(GGUF_DEFAULT_CTX).max(w.context);
     }
     model.map_or(w.context, |m| m.max_context.max(w.context))
 }
@@ -250,15 +250,36 @@ pub fn serving(
     let engine = engine_of(s);
     let tp = tp.max(1);
     let (input, output) = request(w, s);
-    let max_len = model_len(w, model, s, engine);
+    let mut max_len = model_len(w, model, s, engine);
     let kv_card = kv_per_card(w, tp);
     // Summed over the cards (CONTRACT.md §2.1): a replicated head or latent counts on each.
     let kv_total = kv_card * tp as f64;
-    let mem = kv_memory_per_card(w, p, s, engine, gpu, tp, max_len);
-    let mut capacity = if kv_card > 0.0 { mem / kv_card } else { 0.0 };
+    let request_len = (input + output) as f64;
+    let tokens = |len: u32| {
+        let mem = kv_memory_per_card(w, p, s, engine, gpu, tp, len);
+        if kv_card > 0.0 {
+            mem / kv_card
+        } else {
+            0.0
+        }
+    };
+    let mut capacity = tokens(max_len);
+    if s.max_model_len.is_none() && capacity < request_len && engine == Engine::Vllm {
+        // vLLM refuses to start when one sequence of max_model_len does not fit; a
+        // shorter --max-model-len profiles a shorter batch and leaves more: the settings
+        // to give are those of the request.
+        max_len = (input + output).max(VLLM_CHUNK_TOKENS);
+        capacity = tokens(max_len);
+    }
     if engine.gguf() {
-        // llama.cpp and Ollama allocate the context they start with, if it fits.
-        capacity = capacity.min(max_len as f64);
+        // llama.cpp and Ollama allocate the context they start with (`-c`): the one asked
+        // for, else the longest that fits.
+        let model_max = model.map_or(f64::INFINITY, |m| m.max_context as f64);
+        capacity = match s.max_model_len {
+            Some(n) => capacity.min(n as f64),
+            None => capacity.min(model_max),
+        };
+        max_len = ((capacity / 256.0).floor() * 256.0).max(256.0) as u32;
     }
     let request_len = (input + output) as f64;
     let max_concurrency = capacity / request_len;
