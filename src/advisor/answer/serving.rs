@@ -73,12 +73,10 @@ fn best_split(
 fn config<'c>(ctx: &Context<'c>, w: &Workload, ans: &Answer) -> Option<Config<'c>> {
     let cat = ctx.cat;
     let a = ctx.asked;
-    // The named card and count, while they hold the model; else the recommended one.
+    // The named card and count, while they hold the weights; else the recommended one.
     let holds = |gpu: &Gpu| {
-        let mut one = w.clone();
-        one.concurrency = 1;
-        let count = a.gpu_count.unwrap_or(1).clamp(1, 64);
-        estimate::bill(&one, w.precision).per_card(count) <= gpu.memory_gb
+        let count = a.gpu_count.unwrap_or(1).clamp(1, 64) as f64;
+        estimate::bill(w, w.precision).weights / count <= TIGHT * gpu.memory_gb
             || ans.recommendation.is_none()
     };
     if let Some(gpu) = a
