@@ -40,10 +40,12 @@ pub const VLLM_UNCHUNKED_MAX: u32 = 32_768;
 pub const VLLM_CHUNK_TOKENS: u32 = 2048;
 /// vLLM's profiling samples `max_num_seqs` sequences at once (256 by default, 1024 on
 /// ≥ 70 GiB cards other than A100: arg_utils.py `get_batch_defaults`); the sampler's
-/// float32 logits, their sort (values and int64 indices), softmax and mask hold about
-/// this many logits-sized copies at its peak (vllm/v1/sample/ops/topk_topp_sampler.py,
-/// PyTorch-native path; fitted: 6).
-pub const SAMPLER_COPIES: f64 = 6.0;
+/// float32 logits, their log-softmax, the top-k/top-p sort (values and int64 indices),
+/// its softmax, cumulative sum and scatter, and the exponential noise of sampling hold
+/// about this many logits-sized tensors at its peak (vllm/v1/sample/sampler.py and
+/// ops/topk_topp_sampler.py, PyTorch-native path); fitted: 10, on the 4 × H100 log of
+/// vLLM issue 21348, the one row where the sampler, not the forward, sets the peak.
+pub const SAMPLER_COPIES: f64 = 10.0;
 /// Live activations per profiled token: the three intermediate-size tensors of a SwiGLU
 /// MLP (gate and up, their product) and three hidden-size ones (residual, norm, attention
 /// output), BF16: 110.6 KB per token for Llama-3.1-8B against the 0.92 GiB per 9000
