@@ -46,6 +46,9 @@ pub struct EstimateJson {
     pub overhead_gb: f64,
     pub train_hours: Option<f64>,
     pub decode_tokens_per_s: Option<f64>,
+    /// The caching allocator's reserve above its allocated peak (reserved − allocated),
+    /// a part of `total_gb` apart from `overhead_gb` (the CUDA context only).
+    pub reserve_gb: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -184,6 +187,7 @@ impl EstimateJson {
             b.gradients,
             b.optimizer,
             overhead,
+            b.reserve,
         ]
         .map(round1);
         EstimateJson {
@@ -196,6 +200,7 @@ impl EstimateJson {
             overhead_gb: parts[5],
             train_hours: best.and_then(|c| c.train_hours).map(round1),
             decode_tokens_per_s: best.and_then(|c| c.decode_tokens_per_s).map(round1),
+            reserve_gb: parts[6],
         }
     }
 }

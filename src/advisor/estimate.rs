@@ -28,6 +28,15 @@ const GB: f64 = 1e9;
 /// `torch.cuda.max_memory_allocated` does not see.
 pub const CUDA_CONTEXT_GB: f64 = 0.5;
 
+/// The caching allocator's reserve: PyTorch's allocator keeps freed blocks in its pool
+/// (c10/cuda/CUDACachingAllocator.cpp: blocks return to the pool, not to the driver,
+/// until `empty_cache`), so tensors freed before the peak — eager attention scores and
+/// the prompt's logits, each sized unlike anything allocated after them — stay reserved
+/// while the cache grows in new segments. This fraction of those transients is what
+/// `max_memory_reserved` (and nvidia-smi) shows above `max_memory_allocated` (fitted over
+/// the DeepSeek-LLM and optimum rows of measured-2.jsonl).
+pub const ALLOCATOR_RESERVE: f64 = 0.25;
+
 /// How a job is split over several cards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Split {
@@ -50,6 +59,8 @@ pub struct Bill {
     pub act_full: f64,
     pub gradients: f64,
     pub optimizer: f64,
+    /// The allocator's reserve above its allocated peak (reserved − allocated).
+    pub reserve: f64,
     pub split: Split,
 }
 
@@ -58,17 +69,25 @@ impl Bill {
     pub fn activations(&self) -> f64 {
         self.act_split + self.act_full
     }
-    /// The job's need on one card, without the CUDA context.
+    /// The job's need on one card, without the CUDA context (the allocator's reserve
+    /// included: a job runs out of memory when its reserved pool cannot grow).
     pub fn framework_total(&self) -> f64 {
-        self.weights + self.kv_cache + self.activations() + self.gradients + self.optimizer
+        self.weights
+            + self.kv_cache
+            + self.activations()
+            + self.gradients
+            + self.optimizer
+            + self.reserve
     }
     /// What each of `n` cards needs, CUDA context included (DOMAIN.md §6).
     pub fn per_card(&self, n: u32) -> f64 {
         let n = n.max(1) as f64;
         let shared = self.weights + self.kv_cache + self.gradients + self.optimizer;
         match self.split {
-            Split::Tensor => (shared + self.act_split) / n + self.act_full + CUDA_CONTEXT_GB,
-            Split::Zero3 => shared / n + self.activations() + CUDA_CONTEXT_GB,
+            Split::Tensor => {
+                (shared + self.act_split + self.reserve) / n + self.act_full + CUDA_CONTEXT_GB
+            }
+            Split::Zero3 => shared / n + self.activations() + self.reserve + CUDA_CONTEXT_GB,
         }
     }
 }
@@ -87,6 +106,7 @@ pub fn bill(w: &Workload, p: Precision) -> Bill {
             act_full: a.diffusion_activation_gb,
             gradients: 0.0,
             optimizer: 0.0,
+            reserve: 0.0,
             split: Split::Tensor,
         };
     }

@@ -3,8 +3,8 @@
 //! Formulas only: which precision a job runs at is the caller's choice.
 
 use super::kv::kv_bytes_per_token;
-use super::{Bill, Split, GB};
-use crate::advisor::workload::{Precision, Workload};
+use super::{Bill, Split, ALLOCATOR_RESERVE, GB};
+use crate::advisor::workload::{Attention, Framework, Logits, Precision, Workload};
 
 /// GPTQ/AWQ group-wise quantization with group size 128: 4 (8) bits per weight plus a
 /// 16-bit scale and a packed zero per group ≈ 4.16 (8.2) bits (DOMAIN.md §7).
@@ -25,6 +25,21 @@ const REPLY_TOKENS: f64 = 2048.0;
 /// Prompt tokens a serving engine prefills at once across concurrent requests
 /// (vLLM `max_num_batched_tokens`-style budget; HF generate prefills the whole batch).
 const PREFILL_TOKEN_BUDGET: f64 = 32768.0;
+/// Eager attention materialises one layer's scores, batch × heads × prompt², at a time:
+/// transformers' `eager_attention_forward` (modeling_llama.py) softmaxes them in FP32
+/// (`softmax(..., dtype=torch.float32)`) beside the 16-bit scores. Bytes per score held at
+/// the peak (fitted over the DeepSeek-LLM grid and optimum's batches: 4, the FP32 copy).
+pub(super) const EAGER_SCORE_BYTES: f64 = 4.0;
+/// Logits for every prompt token, upcast to FP32 (`logits = logits.float()` in
+/// transformers' modeling_llama.py before 4.45) and still held by `generate`'s `outputs`
+/// while the first decoding step runs.
+const FULL_LOGIT_BYTES: f64 = 4.0;
+/// bitsandbytes quantises each weight as it is moved to the card: the 16-bit tensor and
+/// its contiguous FP16 copy live while `quantize_4bit`/`int8_vectorwise_quant` writes the
+/// packed one (bitsandbytes nn/modules.py `Params4bit._quantize`; Lightning's
+/// `plugins/precision/bitsandbytes.py` `quantize_`): 2 + 2 bytes per weight of the
+/// largest quantised linear, a transient the peak keeps.
+const BNB_LOAD_BYTES: f64 = 4.0;
 
 fn bits_for(p: Precision) -> f64 {
     match p {
@@ -49,10 +64,40 @@ pub(super) fn weight_bytes(w: &Workload, p: Precision, bits_override: Option<f64
     (total - emb) * bits / 8.0 + emb * 2.0
 }
 
-/// Dequantization workspace of quantized kernels: about one large linear in FP16.
-fn dequant_workspace(w: &Workload, p: Precision) -> f64 {
+/// Dequantization workspace of quantized kernels while they compute: about one large
+/// linear in FP16 (exllama's `temp_dq`, AWQ's dequantised GEMM input, bitsandbytes'
+/// `dequantize_4bit` of the weight for a prompt's matmul or a backward).
+pub(super) fn dequant_workspace(w: &Workload, p: Precision) -> f64 {
     if p.is_quantized() {
         w.arch.hidden * w.arch.intermediate * 2.0
+    } else {
+        0.0
+    }
+}
+
+/// bitsandbytes' load-time transient: the largest quantised linear in 16 bits and its FP16
+/// copy while it is packed. LitGPT quantises every nn.Linear, the LM head too;
+/// transformers skips `lm_head` (`llm_int8_skip_modules`). A moment of its own (loading),
+/// so it counts only where it exceeds what inference holds later.
+fn bnb_load_transient(w: &Workload, p: Precision) -> f64 {
+    if !p.is_quantized() || !w.recipe.quant_lib.is_some_and(|q| q.is_bitsandbytes()) {
+        return 0.0;
+    }
+    let a = &w.arch;
+    let linear = a.hidden * a.intermediate;
+    let largest = if w.recipe.framework == Some(Framework::Litgpt) {
+        linear.max(a.vocab * a.hidden)
+    } else {
+        linear
+    };
+    BNB_LOAD_BYTES * largest
+}
+
+/// One layer's eager attention scores for `seqs` sequences of `tokens` (0 with
+/// FlashAttention/SDPA, whose kernels never hold the scores).
+pub(super) fn eager_scores(w: &Workload, seqs: f64, tokens: f64) -> f64 {
+    if w.recipe.attention() == Attention::Eager {
+        seqs * w.arch.heads * tokens * tokens * EAGER_SCORE_BYTES
     } else {
         0.0
     }
@@ -70,10 +115,31 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
     // token); FlashAttention/SDPA leave no context² term (DOMAIN.md §7).
     let prompt_one = (ctx - REPLY_TOKENS).max(ctx / 2.0);
     let prompt = (prompt_one * conc).min(PREFILL_TOKEN_BUDGET.max(prompt_one));
-    let split = prompt * 3.0 * a.intermediate * 2.0 + dequant_workspace(w, p);
-    let full = prompt * PREFILL_HIDDEN_TENSORS * a.hidden * 2.0
+    // The recipe's terms take the whole context as the prompt of every sequence: a
+    // question's context bounds its prompt, and an estimate must not fall short.
+    let recipe = &w.recipe;
+    // transformers ≤ 4.35 (tuple caches): the previous step's cache is still held while
+    // each layer's `torch.cat` builds the next, so the cache is there twice at the end of
+    // a step (unless the model's own code already counts it twice, kv_copies).
+    let tuple_kv = if recipe.tuple_cache() {
+        kv * (2.0 / a.kv_copies - 1.0).max(0.0)
+    } else {
+        0.0
+    };
+    let (last_logits, prompt_logits) = match recipe.logits() {
+        Logits::Full => (0.0, conc * ctx * a.vocab * FULL_LOGIT_BYTES),
         // Logits of the last token per sequence, FP32.
-        + conc * a.vocab * 4.0;
+        Logits::Last => (conc * a.vocab * 4.0, 0.0),
+    };
+    let scores = eager_scores(w, conc, ctx);
+    let prompt_acts = prompt * 3.0 * a.intermediate * 2.0;
+    // The peak is the larger of two moments: the prefill, holding the prompt's
+    // activations with one layer's eager scores or the 16-bit logits and their FP32 copy
+    // (6 bytes for 4), and the first decoding step, holding the FP32 prompt logits and the
+    // second cache of a tuple-cache release.
+    let moments = (prompt_acts + scores.max(prompt_logits * 1.5)).max(tuple_kv + prompt_logits);
+    let split = (dequant_workspace(w, p) + moments).max(bnb_load_transient(w, p));
+    let full = prompt * PREFILL_HIDDEN_TENSORS * a.hidden * 2.0 + last_logits;
     Bill {
         weights: weight_bytes(w, p, None) / GB,
         kv_cache: kv / GB,
@@ -81,6 +147,7 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
         act_full: full / GB,
         gradients: 0.0,
         optimizer: 0.0,
+        reserve: ALLOCATOR_RESERVE * (scores + prompt_logits) / GB,
         split: Split::Tensor,
     }
 }
