@@ -4,7 +4,7 @@
 
 use super::kv::kv_bytes_per_token;
 use super::{Bill, Split, ALLOCATOR_RESERVE, GB};
-use crate::advisor::workload::{Attention, Framework, Logits, Precision, Workload};
+use crate::advisor::workload::{Attention, Framework, Logits, Precision, QuantLib, Workload};
 
 /// GPTQ/AWQ group-wise quantization with group size 128: 4 (8) bits per weight plus a
 /// 16-bit scale and a packed zero per group ≈ 4.16 (8.2) bits (DOMAIN.md §7).
@@ -51,16 +51,54 @@ fn bits_for(p: Precision) -> f64 {
     }
 }
 
+/// Bits per weight, and whether the LM head is quantised too, of a library's formats
+/// where they differ from GPTQ/AWQ's (group 128 with 16-bit scales and packed zeros):
+/// - bitsandbytes NF4 for inference: blocks of 64 with an FP32 absmax, 4.5 bits
+///   (functional.py `quantize_4bit`; transformers' `bnb_4bit_use_double_quant` is off by
+///   default); LLM.int8: one FP32 scale per row, ≈ 8 bits; both skip `lm_head`, except
+///   LitGPT, which quantises every nn.Linear;
+/// - torchao `int4_weight_only` (group 128, BF16 scale and zero per group: 4.25 bits) and
+///   `int8_weight_only` (per-channel: ≈ 8 bits); `quantize_` takes every nn.Linear,
+///   `lm_head` included;
+/// - GGUF: Q4_K_M ≈ 4.85 and Q8_0 = 8.5 bits (32 weights and an FP16 scale), embeddings
+///   and output quantised alike (llama.cpp ggml-quants; DOMAIN.md §8).
+fn library_bits(w: &Workload, p: Precision) -> Option<(f64, bool)> {
+    let lm_head = w.recipe.framework == Some(Framework::Litgpt);
+    Some(match (w.recipe.quant_lib?, p) {
+        (QuantLib::BnbNf4, Precision::Int4) if !w.task.is_training() => (4.5, lm_head),
+        (QuantLib::BnbInt8, Precision::Int8) => (8.0, lm_head),
+        (QuantLib::Torchao, Precision::Int4) => (4.25, true),
+        (QuantLib::Torchao, Precision::Int8) => (8.0, true),
+        (QuantLib::Gguf, Precision::Int4) => (4.85, true),
+        (QuantLib::Gguf, Precision::Int8) => (8.5, true),
+        _ => return None,
+    })
+}
+
 /// Weight memory: block linears at the format's bits, embeddings and lm_head 16-bit
-/// (DOMAIN.md §7); MoE keeps every expert resident, so total parameters count.
+/// (DOMAIN.md §7) unless the library quantises the head too (GGUF quantises the
+/// embeddings as well); MoE keeps every expert resident, so total parameters count.
 pub(super) fn weight_bytes(w: &Workload, p: Precision, bits_override: Option<f64>) -> f64 {
     let a = &w.arch;
     let total = a.params_b * 1e9;
-    let bits = bits_override.unwrap_or_else(|| bits_for(p));
+    let lib = bits_override
+        .is_none()
+        .then(|| library_bits(w, p))
+        .flatten();
+    let bits = bits_override
+        .or(lib.map(|(b, _)| b))
+        .unwrap_or_else(|| bits_for(p));
     if bits >= 16.0 {
         return total * bits / 8.0;
     }
-    let emb = a.embedding_params();
+    if w.recipe.quant_lib == Some(QuantLib::Gguf) && lib.is_some() {
+        return total * bits / 8.0;
+    }
+    let emb = match lib {
+        // The head is quantised: only the input embedding stays 16-bit.
+        Some((_, true)) if !a.tied => a.embedding_params() / 2.0,
+        _ => a.embedding_params(),
+    };
     (total - emb) * bits / 8.0 + emb * 2.0
 }
 
