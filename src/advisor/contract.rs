@@ -10,7 +10,7 @@ use super::estimate::{Bill, CUDA_CONTEXT_GB};
 use super::intent::Intent;
 use super::recommend::Candidate;
 use super::reply::Reply;
-use super::workload::{Precision, Task, Workload};
+use super::workload::{Precision, Recipe, Task, Workload};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -24,6 +24,8 @@ pub struct WorkloadJson {
     pub context_tokens: u32,
     pub micro_batch: Option<u32>,
     pub train_tokens: Option<f64>,
+    /// The recipe the estimate assumes: what the question said, the defaults for the rest.
+    pub recipe: Recipe,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -132,6 +134,11 @@ impl WorkloadJson {
             context_tokens: w.context,
             micro_batch: w.micro_batch,
             train_tokens: w.train_tokens,
+            recipe: w.recipe.assumed(
+                w.task.is_training(),
+                matches!(w.task, Task::Lora | Task::Qlora),
+                crate::advisor::estimate::LORA_RANK as u32,
+            ),
         }
     }
 }

@@ -19,7 +19,7 @@ pub use kv::kv_bytes_per_token;
 pub use speed::{decode_tokens_per_s, train_hours, DECODE_MBU, TRAINING_MFU};
 pub use training::{lora_params, LORA_RANK};
 
-use super::workload::{Precision, Task, Workload};
+use super::workload::{Attention, Logits, Precision, Task, Workload};
 
 const GB: f64 = 1e9;
 
@@ -114,6 +114,51 @@ pub fn bill(w: &Workload, p: Precision) -> Bill {
         Task::Inference => memory::inference_bill(w, p),
         Task::Lora | Task::Qlora | Task::Full | Task::Pretrain => training::training_bill(w),
     }
+}
+
+/// A recipe the customer may run instead of the one assumed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    /// Eager attention instead of FlashAttention/SDPA.
+    Eager,
+    /// Logits for the whole prompt instead of the last token.
+    FullLogits,
+    /// Training without activation checkpointing.
+    NoCheckpointing,
+}
+
+/// What each plausible other recipe adds to (or, negative, takes from) the job's need on
+/// one card, GB: the bill computed again with that recipe.
+pub fn variants(w: &Workload, p: Precision) -> Vec<(Variant, f64)> {
+    if w.arch.diffusion {
+        return Vec::new();
+    }
+    let base = bill(w, p).framework_total();
+    let mut out = Vec::new();
+    let mut with = |v: Variant, f: &dyn Fn(&mut Workload)| {
+        let mut o = w.clone();
+        f(&mut o);
+        if o.recipe != w.recipe {
+            out.push((v, bill(&o, p).framework_total() - base));
+        }
+    };
+    if w.recipe.attention() != Attention::Eager {
+        with(Variant::Eager, &|o| {
+            o.recipe.attention = Some(Attention::Eager)
+        });
+    }
+    if w.task.is_training() {
+        if w.recipe.checkpointing() {
+            with(Variant::NoCheckpointing, &|o| {
+                o.recipe.checkpointing = Some(false)
+            });
+        }
+    } else if w.recipe.logits() == Logits::Last {
+        with(Variant::FullLogits, &|o| {
+            o.recipe.logits = Some(Logits::Full)
+        });
+    }
+    out
 }
 
 #[cfg(test)]

@@ -158,4 +158,26 @@ impl Recipe {
     pub fn stated(&self) -> bool {
         !self.is_default()
     }
+
+    /// The recipe the estimate assumes for a job: what was said, and the defaults of
+    /// what matters to its task (attention and logits for inference, checkpointing and
+    /// the LoRA rank for training).
+    pub fn assumed(&self, training: bool, lora: bool, lora_rank: u32) -> Recipe {
+        Recipe {
+            attention: Some(self.attention()),
+            checkpointing: training.then(|| self.checkpointing()),
+            logits: (!training).then(|| self.logits()),
+            lora_rank: if lora {
+                Some(self.lora_rank.unwrap_or(lora_rank))
+            } else {
+                None
+            },
+            lora_targets: if lora {
+                Some(self.lora_targets.unwrap_or(LoraTargets::AllLinear))
+            } else {
+                None
+            },
+            ..self.clone()
+        }
+    }
 }
