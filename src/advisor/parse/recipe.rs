@@ -106,3 +106,65 @@ pub fn read(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) -> bool {
     };
     a.recipe.stated()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::advisor::fixtures::advisor;
+
+    /// The recipe `question` states, as its JSON (what was not said is left out).
+    fn check(question: &str, expected: &str) {
+        let p = advisor()
+            .parser
+            .parse(question, advisor().catalog.billing.usd_cny);
+        let got = serde_json::to_string(&p.asked.recipe).expect("json");
+        assert_eq!(got, expected, "{question:?}");
+    }
+
+    #[test]
+    fn each_part_of_the_recipe() {
+        check(
+            "DeepSeek-LLM-7B BF16 推理，并发 2，上下文 1k，HF transformers，eager attention",
+            r#"{"attention":"eager","framework":"transformers"}"#,
+        );
+        check(
+            "Llama-2-7B LoRA 微调，序列 1304，不开梯度检查点",
+            r#"{"checkpointing":false}"#,
+        );
+        check(
+            "Llama-2-13B-Chat GPTQ-Int4 推理，上下文 1k",
+            r#"{"quant_lib":"gptq"}"#,
+        );
+        check("Llama-2-7B NF4 推理", r#"{"quant_lib":"bnb-nf4"}"#);
+        check(
+            "LitGPT LoRA r=8 on query+value, flash attention, gradient checkpointing",
+            r#"{"attention":"flash","checkpointing":true,"lora_rank":8,"lora_targets":"query-value","framework":"litgpt"}"#,
+        );
+        check(
+            "Qwen2.5-72B 全参，LLaMA-Factory + DeepSpeed ZeRO-3",
+            r#"{"framework":"llama-factory","zero_stage":3}"#,
+        );
+        check(
+            "不开 FlashAttention 时 32k 上下文要多少显存，logits 只算最后一个 token 的 logits",
+            r#"{"attention":"eager","logits":"last"}"#,
+        );
+        check("Qwen2.5-7B 推理用什么卡", "{}");
+    }
+
+    #[test]
+    fn a_follow_up_keeps_the_recipe_said_before() {
+        let parse = |q: &str| {
+            advisor()
+                .parser
+                .parse(q, advisor().catalog.billing.usd_cny)
+                .asked
+        };
+        let first = parse("Llama-2-7B LoRA 微调，不开梯度检查点，LitGPT");
+        let next = parse("换成 eager attention 呢");
+        let merged = next.over(&first);
+        let got = serde_json::to_string(&merged.recipe).expect("json");
+        assert_eq!(
+            got,
+            r#"{"attention":"eager","checkpointing":false,"framework":"litgpt"}"#
+        );
+    }
+}
