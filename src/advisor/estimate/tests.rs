@@ -1,6 +1,6 @@
 use super::*;
 use crate::advisor::fixtures::{advisor, workload};
-use crate::advisor::workload::{Framework, LoraTargets, QuantLib, Recipe};
+use crate::advisor::workload::{Framework, Logits, LoraTargets, QuantLib, Recipe};
 
 /// The bill of `w` at its own precision as "weights kv activations gradients optimizer",
 /// GB with one decimal.
@@ -193,10 +193,14 @@ fn old_transformers_hold_the_cache_twice_and_the_prompts_logits() {
     // The second cache and the FP32 logits of 4096 tokens × 32000.
     let logits = 4096.0 * 32000.0 * 4.0 / 1e9;
     assert!(o.activations() >= b.kv_cache + logits, "{o:?}");
-    // transformers named without eager: one cache, the whole prompt's logits.
+    // transformers named without eager: one cache, the last token's logits.
     let sdpa = with_recipe(w.clone(), |r| r.framework = Some(Framework::Transformers));
     let s = bill(&sdpa, sdpa.precision);
-    assert!(s.activations() < o.activations() && s.activations() > b.activations());
+    assert_eq!(s, b);
+    // Whole-prompt logits when said: 16-bit and FP32 copies at the prefill, 6 bytes.
+    let full = with_recipe(sdpa, |r| r.logits = Some(Logits::Full));
+    let f = bill(&full, full.precision);
+    assert!(f.activations() > b.activations() + logits * 1.4, "{f:?}");
 }
 
 #[test]

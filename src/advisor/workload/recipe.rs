@@ -137,13 +137,17 @@ impl Recipe {
         self.checkpointing.unwrap_or(true)
     }
 
-    /// Logits for the whole prompt when said, or when HF transformers is named (releases
-    /// before 4.45 computed them for every prompt token in `generate`, and most published
-    /// transformers measurements predate it); else the last token only.
+    /// Logits for the whole prompt when said, or for a transformers release of the tuple
+    /// caches (below, ≤ 4.35: `generate` computed them for every prompt token until 4.45);
+    /// else the last token only. Naming transformers alone does not say the release, and
+    /// models whose remote code keeps the last position only (ChatGLM's
+    /// `return_last_logit`) are measured at contexts where whole-prompt logits could not
+    /// fit, so the default stays the last token.
     pub fn logits(&self) -> Logits {
-        self.logits.unwrap_or(match self.framework {
-            Some(Framework::Transformers) => Logits::Full,
-            _ => Logits::Last,
+        self.logits.unwrap_or(if self.tuple_cache() {
+            Logits::Full
+        } else {
+            Logits::Last
         })
     }
 
