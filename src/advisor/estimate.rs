@@ -46,6 +46,9 @@ pub enum Split {
     /// ZeRO-3 training: weights, gradients and optimizer state divide; each card holds
     /// its own micro-batch's activations.
     Zero3,
+    /// ZeRO stage 0–2 when the question names it (ZeRO paper §5: stage 1 partitions the
+    /// optimizer state, stage 2 the gradients too; stage 0 is plain data parallelism).
+    ZeroStage(u8),
 }
 
 /// The memory bill of one workload, before any split.
@@ -88,6 +91,16 @@ impl Bill {
                 (shared + self.act_split + self.reserve) / n + self.act_full + CUDA_CONTEXT_GB
             }
             Split::Zero3 => shared / n + self.activations() + self.reserve + CUDA_CONTEXT_GB,
+            Split::ZeroStage(stage) => {
+                let divided = |part: f64, from: u8| if stage >= from { part / n } else { part };
+                self.weights
+                    + self.kv_cache
+                    + divided(self.gradients, 2)
+                    + divided(self.optimizer, 1)
+                    + self.activations()
+                    + self.reserve
+                    + CUDA_CONTEXT_GB
+            }
         }
     }
 }

@@ -264,3 +264,16 @@ fn variants_price_the_other_recipes() {
         .iter()
         .any(|&(k, d)| k == Variant::NoCheckpointing && d > 1.0));
 }
+
+#[test]
+fn a_named_zero_stage_divides_what_it_partitions() {
+    let w = workload("qwen-14b", Task::Full, None);
+    let per8 = |stage: Option<u8>| {
+        let s = with_recipe(w.clone(), |r| r.zero_stage = stage);
+        bill(&s, s.precision).per_card(8)
+    };
+    // ZeRO-3 (the default) < stage 2 (weights whole) < stage 1 (gradients whole) < DDP.
+    assert!(per8(None) < per8(Some(2)));
+    assert!(per8(Some(2)) < per8(Some(1)) && per8(Some(1)) < per8(Some(0)));
+    assert_eq!(per8(None), per8(Some(3)));
+}

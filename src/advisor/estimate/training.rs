@@ -62,6 +62,14 @@ pub fn lora_params(w: &Workload) -> f64 {
     rank * per_layer * a.layers
 }
 
+/// ZeRO-3 unless the question names another stage.
+fn split(w: &Workload) -> Split {
+    match w.recipe.zero_stage {
+        Some(s) if s < 3 => Split::ZeroStage(s),
+        _ => Split::Zero3,
+    }
+}
+
 pub(super) fn training_bill(w: &Workload) -> Bill {
     let a = &w.arch;
     let seqs = w.micro_batch.unwrap_or(1) as f64;
@@ -121,7 +129,7 @@ pub(super) fn training_bill(w: &Workload) -> Bill {
                 gradients: adapters * 4.0 / GB,
                 optimizer: adapters * adapter_opt / GB,
                 reserve: 0.0,
-                split: Split::Zero3,
+                split: split(w),
             }
         }
         _ => {
@@ -147,7 +155,7 @@ pub(super) fn training_bill(w: &Workload) -> Bill {
                 gradients: n * FULL_GRAD_BYTES / GB,
                 optimizer: n * opt / GB,
                 reserve: 0.0,
-                split: Split::Zero3,
+                split: split(w),
             }
         }
     }
