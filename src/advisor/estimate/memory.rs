@@ -37,9 +37,10 @@ const FULL_LOGIT_BYTES: f64 = 4.0;
 /// bitsandbytes quantises each weight as it is moved to the card: the 16-bit tensor and
 /// its contiguous FP16 copy live while `quantize_4bit`/`int8_vectorwise_quant` writes the
 /// packed one (bitsandbytes nn/modules.py `Params4bit._quantize`; Lightning's
-/// `plugins/precision/bitsandbytes.py` `quantize_`): 2 + 2 bytes per weight of the
+/// `plugins/precision/bitsandbytes.py` `quantize_`); torchao's `quantize_` likewise
+/// quantises each linear on the card from its 16-bit copy: 2 + 2 bytes per weight of the
 /// largest quantised linear, a transient the peak keeps.
-const BNB_LOAD_BYTES: f64 = 4.0;
+const QUANTISE_ON_LOAD_BYTES: f64 = 4.0;
 
 fn bits_for(p: Precision) -> f64 {
     match p {
@@ -113,22 +114,25 @@ pub(super) fn dequant_workspace(w: &Workload, p: Precision) -> f64 {
     }
 }
 
-/// bitsandbytes' load-time transient: the largest quantised linear in 16 bits and its FP16
-/// copy while it is packed. LitGPT quantises every nn.Linear, the LM head too;
-/// transformers skips `lm_head` (`llm_int8_skip_modules`). A moment of its own (loading),
-/// so it counts only where it exceeds what inference holds later.
-fn bnb_load_transient(w: &Workload, p: Precision) -> f64 {
-    if !p.is_quantized() || !w.recipe.quant_lib.is_some_and(|q| q.is_bitsandbytes()) {
-        return 0.0;
-    }
+/// The load-time transient of libraries that quantise as the weights reach the card
+/// (bitsandbytes, torchao's `quantize_`): the largest quantised linear in 16 bits and its
+/// working copy while it is packed. LitGPT and torchao quantise every nn.Linear, the LM
+/// head too; transformers' bitsandbytes integration skips `lm_head`
+/// (`llm_int8_skip_modules`). A moment of its own (loading), so it counts only where it
+/// exceeds what inference holds later.
+fn quantise_on_load(w: &Workload, p: Precision) -> f64 {
+    let lib = match w.recipe.quant_lib {
+        Some(q) if p.is_quantized() && (q.is_bitsandbytes() || q == QuantLib::Torchao) => q,
+        _ => return 0.0,
+    };
     let a = &w.arch;
     let linear = a.hidden * a.intermediate;
-    let largest = if w.recipe.framework == Some(Framework::Litgpt) {
+    let largest = if lib == QuantLib::Torchao || w.recipe.framework == Some(Framework::Litgpt) {
         linear.max(a.vocab * a.hidden)
     } else {
         linear
     };
-    BNB_LOAD_BYTES * largest
+    QUANTISE_ON_LOAD_BYTES * largest
 }
 
 /// One layer's eager attention scores for `seqs` sequences of `tokens` (0 with
@@ -176,7 +180,7 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
     // (6 bytes for 4), and the first decoding step, holding the FP32 prompt logits and the
     // second cache of a tuple-cache release.
     let moments = (prompt_acts + scores.max(prompt_logits * 1.5)).max(tuple_kv + prompt_logits);
-    let split = (dequant_workspace(w, p) + moments).max(bnb_load_transient(w, p));
+    let split = (dequant_workspace(w, p) + moments).max(quantise_on_load(w, p));
     let full = prompt * PREFILL_HIDDEN_TENSORS * a.hidden * 2.0 + last_logits;
     Bill {
         weights: weight_bytes(w, p, None) / GB,
