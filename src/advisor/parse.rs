@@ -7,6 +7,7 @@
 //! `topics` the knowledge topics touched.
 
 mod entities;
+mod recipe;
 mod serving;
 mod slots;
 mod topics;
@@ -150,6 +151,7 @@ impl Parser {
             || !a.gpus.is_empty()
             || a.gpu_count.is_some()
             || a.serving.stated();
+        p.modifiers |= recipe::read(lex, &scan, &text, &mut p.asked);
         p.topics = self.triggers.topics(&text);
         p
     }

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 
 pub mod serving;
 pub use serving::{Engine, ServingAsk};
+mod recipe;
+pub use recipe::{Attention, Framework, Logits, LoraTargets, QuantLib, Recipe};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -140,6 +142,9 @@ pub struct Asked {
     /// Engine, request size, load and latency targets (DOMAIN.md §8).
     #[serde(skip_serializing_if = "ServingAsk::is_default")]
     pub serving: ServingAsk,
+    /// How the job is run, as far as stated (attention, checkpointing, logits, libraries).
+    #[serde(skip_serializing_if = "Recipe::is_default")]
+    pub recipe: Recipe,
 }
 
 impl Asked {
@@ -197,6 +202,7 @@ impl Asked {
         m.annual |= self.annual;
         m.domestic |= self.domestic;
         m.serving = self.serving.over(&prev.serving);
+        m.recipe = self.recipe.over(&prev.recipe);
         m
     }
 }
@@ -339,6 +345,8 @@ pub struct Workload {
     pub context: u32,
     pub micro_batch: Option<u32>,
     pub train_tokens: Option<f64>,
+    /// How the job is run: stated parts, the rest defaulted by its accessors.
+    pub recipe: Recipe,
 }
 
 /// Defaults when a question leaves them out (CONTRACT.md §2).
@@ -410,6 +418,7 @@ impl Workload {
             context: context.max(1),
             micro_batch: training.then(|| a.micro_batch.unwrap_or(DEFAULT_MICRO_BATCH).max(1)),
             train_tokens: if training { a.train_tokens } else { None },
+            recipe: a.recipe.clone(),
         })
     }
 }
