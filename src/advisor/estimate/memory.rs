@@ -157,7 +157,17 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
     // intermediate-size tensors of a SwiGLU MLP and a few hidden-size ones per
     // token); FlashAttention/SDPA leave no context² term (DOMAIN.md §7).
     let prompt_one = (ctx - REPLY_TOKENS).max(ctx / 2.0);
-    let prompt = (prompt_one * conc).min(PREFILL_TOKEN_BUDGET.max(prompt_one));
+    // transformers' `generate` (and AutoAWQ's, which runs under it) prefills the whole
+    // batch at once: no serving engine's budget applies.
+    let whole_batch = matches!(
+        w.recipe.framework,
+        Some(Framework::Transformers | Framework::Autoawq)
+    );
+    let prompt = if whole_batch {
+        prompt_one * conc
+    } else {
+        (prompt_one * conc).min(PREFILL_TOKEN_BUDGET.max(prompt_one))
+    };
     // The recipe's prefill terms (eager scores, whole-prompt logits) are of the prompt, the
     // context less its reply as above; the tuple cache's second copy is of the context.
     let recipe = &w.recipe;
