@@ -194,7 +194,16 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
         .max(scores)
         .max(prompt_logits * 1.5)
         .max(tuple_kv + prompt_logits);
-    let split = (dequant_workspace(w, p) + moments).max(quantise_on_load(w, p));
+    // LLM.int8 multiplies the prompt's int8 rows into an int32 accumulator before
+    // dequantising it (bitsandbytes `int8_linear_matmul` then `int8_mm_dequant`): 4 bytes
+    // per prompt token of the widest output, beside its 16-bit result.
+    let int8_accumulator = if p == Precision::Int8 && w.recipe.quant_lib == Some(QuantLib::BnbInt8)
+    {
+        prompt * a.intermediate * 4.0
+    } else {
+        0.0
+    };
+    let split = (dequant_workspace(w, p) + int8_accumulator + moments).max(quantise_on_load(w, p));
     let full = prompt * PREFILL_HIDDEN_TENSORS * a.hidden * 2.0 + last_logits;
     Bill {
         weights: weight_bytes(w, p, None) / GB,
