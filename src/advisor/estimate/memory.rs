@@ -2,7 +2,7 @@
 //! scales, embeddings 16-bit) and the prefill peak of activations (DOMAIN.md §7).
 //! Formulas only: which precision a job runs at is the caller's choice.
 
-use super::kv::kv_bytes_per_token;
+use super::kv::{kv_sequence_bytes, kv_whole_on_every_card};
 use super::{Bill, Split, GB};
 use crate::advisor::workload::{Precision, Workload};
 
@@ -12,6 +12,9 @@ const INT4_BITS: f64 = 4.16;
 const INT8_BITS: f64 = 8.2;
 /// bitsandbytes NF4 with double quantization: 4 + 0.127 bits (QLoRA paper, §3).
 pub(super) const NF4_BITS: f64 = 4.127;
+/// OCP Microscaling FP4: 4-bit E2M1 elements plus one 8-bit E8M0 scale per block of 32
+/// (OCP MX spec v1.0 §5) = 4.25 bits per weight.
+const MXFP4_BITS: f64 = 4.25;
 /// FP8 with per-block (128×128) scales: the scales add < 0.01 bits.
 const FP8_BITS: f64 = 8.0;
 /// Hidden-size tensors live per prompt token during prefill besides the three
@@ -42,6 +45,19 @@ pub(super) fn weight_bytes(w: &Workload, p: Precision, bits_override: Option<f64
     let a = &w.arch;
     let total = a.params_b * 1e9;
     let bits = bits_override.unwrap_or_else(|| bits_for(p));
+    let l = &a.layout;
+    if l.mxfp4_experts && p == Precision::Int4 && bits_override.is_none() {
+        // The native format: routed experts in MXFP4, attention, router, embeddings and
+        // lm_head BF16 (gpt-oss config.json quantization_config.modules_to_not_convert).
+        let experts = l.expert_params_b * 1e9;
+        return experts * MXFP4_BITS / 8.0 + (total - experts) * 2.0;
+    }
+    if a.diffusion && bits < 16.0 {
+        // Quantized diffusion runs the transformer at `bits`; text encoders and VAE stay
+        // 16-bit (diffusers' FP8 layerwise casting and quanto/torchao recipes).
+        let rest = (l.text_encoder_b + l.vae_b) * 1e9;
+        return (total - rest) * bits / 8.0 + rest * 2.0;
+    }
     if bits >= 16.0 {
         return total * bits / 8.0;
     }
@@ -64,7 +80,7 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
     let a = &w.arch;
     let ctx = w.context as f64;
     let conc = w.concurrency as f64;
-    let kv = kv_bytes_per_token(w) * ctx * conc;
+    let kv = kv_sequence_bytes(w, ctx) * conc;
     // Peak at the end of prefill: the prompt's live activations (three
     // intermediate-size tensors of a SwiGLU MLP and a few hidden-size ones per
     // token); FlashAttention/SDPA leave no context² term (DOMAIN.md §7).
@@ -82,5 +98,6 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
         gradients: 0.0,
         optimizer: 0.0,
         split: Split::Tensor,
+        kv_whole: kv_whole_on_every_card(w),
     }
 }

@@ -71,6 +71,7 @@ pub(super) fn training_bill(w: &Workload) -> Bill {
                 gradients: adapters * 4.0 / GB,
                 optimizer: adapters * adapter_opt / GB,
                 split: Split::Zero3,
+                kv_whole: false,
             }
         }
         _ => {
@@ -96,6 +97,7 @@ pub(super) fn training_bill(w: &Workload) -> Bill {
                 gradients: n * FULL_GRAD_BYTES / GB,
                 optimizer: n * opt / GB,
                 split: Split::Zero3,
+                kv_whole: false,
             }
         }
     }
