@@ -42,7 +42,8 @@ fn an_imported_model_is_answered_for() {
     // Next month's model: a config.json as the hub serves it (here the gpt-oss-20b
     // architecture under a name the catalog does not have).
     let mut config: Value = serde_json::from_str(
-        &std::fs::read_to_string(root().join("tests/data/configs/gpt-oss-20b.json")).expect("fixture"),
+        &std::fs::read_to_string(root().join("tests/data/configs/gpt-oss-20b.json"))
+            .expect("fixture"),
     )
     .expect("json");
     config["_name_or_path"] = "example/Qwen4-21B-A4B".into();
@@ -53,7 +54,10 @@ fn an_imported_model_is_answered_for() {
     let before = ask(q, &tmp);
     assert_eq!(before["workload"]["model"], Value::Null);
     let reply = before["reply"].as_str().unwrap_or_default();
-    assert!(reply.contains("qwen4-21b-a4b") && reply.contains("通用"), "{reply}");
+    assert!(
+        reply.contains("qwen4-21b-a4b") && reply.contains("通用"),
+        "{reply}"
+    );
 
     let (ok, entry, err) = run(
         &[

@@ -116,6 +116,7 @@ pub fn compose(ctx: &Context<'_>, intent: Intent) -> Answer {
         compare: None,
         topics: Vec::new(),
         rendered: Reply::new(ctx.lang),
+        unknown_model: ctx.parsed.unknown_model.clone(),
     };
     ans.workload = ctx.workload.as_ref().map(WorkloadJson::from_workload);
     match (intent, &ctx.workload) {
