@@ -21,6 +21,14 @@ fn fixture(name: &str) -> &'static str {
             include_str!("../../../../tests/data/configs/qwen3-next-80b-a3b.json")
         }
         "llama-3.1-8b" => include_str!("../../../../tests/data/configs/llama-3.1-8b.json"),
+        "phi-4" => include_str!("../../../../tests/data/configs/phi-4.json"),
+        "mistral-small-3.1-24b" => {
+            include_str!("../../../../tests/data/configs/mistral-small-3.1-24b.json")
+        }
+        "gemma-3-12b" => include_str!("../../../../tests/data/configs/gemma-3-12b.json"),
+        "llama-3.2-1b" => include_str!("../../../../tests/data/configs/llama-3.2-1b.json"),
+        "llama-3.2-3b" => include_str!("../../../../tests/data/configs/llama-3.2-3b.json"),
+        "qwen2.5-vl-72b" => include_str!("../../../../tests/data/configs/qwen2.5-vl-72b.json"),
         other => panic!("no fixture {other}"),
     }
 }
