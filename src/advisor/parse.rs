@@ -123,11 +123,7 @@ impl Parser {
 
         let blanked = self.entities.cards(lex, &scan, &text, a);
         a.model = self.entities.model(&text);
-        p.unknown_model = a
-            .model
-            .is_none()
-            .then(|| unknown::model_name(&text))
-            .flatten();
+        p.unknown_model = unknown::not_in_catalog(&text, &raw[..cut], a);
         p.invalid = slots::size(lex, blanked, a);
         let native = slots::task_and_precision(lex, &scan, &text, a);
         p.invalid = slots::numbers(lex, &scan, &text, usd_cny, a, p.invalid.take());

@@ -4,6 +4,7 @@
 //! in the question, answers for a generic model of that size, saying so) instead of
 //! reading the question as something else. Reads; decides nothing.
 
+use crate::advisor::workload::Asked;
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -98,9 +99,27 @@ fn family_re() -> &'static Regex {
     })
 }
 
-/// A model name in `text` (lowercase, normalised) that is not the catalog's, as written;
-/// `None` when the question names none. Call only when no catalog model matched.
-pub fn model_name(text: &str) -> Option<String> {
+/// The model name of the question when no catalog alias matched (`a.model` unset).
+pub fn not_in_catalog(text: &str, raw: &str, a: &Asked) -> Option<String> {
+    a.model.is_none().then(|| model_name(text, raw)).flatten()
+}
+
+/// A model name in `text` (lowercase, normalised) that is not the catalog's, in the
+/// spelling of `raw` (the question as written) where it can be found there; `None` when
+/// the question names none. Call only when no catalog model matched.
+pub fn model_name(text: &str, raw: &str) -> Option<String> {
+    let name = name_in(text)?;
+    let lower = raw.to_lowercase();
+    // Lowercasing keeps byte offsets for ASCII names; otherwise keep the normalised one.
+    Some(match lower.find(&name) {
+        Some(i) if lower.len() == raw.len() && raw.is_char_boundary(i + name.len()) => {
+            raw[i..i + name.len()].to_string()
+        }
+        _ => name,
+    })
+}
+
+fn name_in(text: &str) -> Option<String> {
     for m in family_re().find_iter(text) {
         let before = text[..m.start()].chars().next_back();
         let after = text[m.end()..].chars().next();
@@ -154,6 +173,15 @@ mod tests {
     use super::model_name;
 
     #[test]
+    fn the_name_keeps_the_questions_spelling() {
+        let raw = "Kimi K2.5 推理要几张 H100";
+        assert_eq!(
+            model_name(&raw.to_lowercase(), raw).as_deref(),
+            Some("Kimi K2.5")
+        );
+    }
+
+    #[test]
     fn names_the_catalog_lacks_are_read_as_written() {
         for (q, want) in [
             ("kimi k2.5 推理要几张 h100", Some("kimi k2.5")),
@@ -168,7 +196,7 @@ mod tests {
             ("graphics card for 7b", None),
             ("4090 能跑 70b 吗", None),
         ] {
-            assert_eq!(model_name(q).as_deref(), want, "{q}");
+            assert_eq!(model_name(q, q).as_deref(), want, "{q}");
         }
     }
 }
