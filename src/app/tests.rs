@@ -330,7 +330,7 @@ fn unknown_model_names_reach_the_misses_log() {
     let c = chat(Limits::default(), path.to_str());
     let qs = [
         msg(Channel::Http, "u1", "Kimi K2.5 推理要几张 H100", false),
-        msg(Channel::Http, "u2", "Qwen3.5-27B 推理要什么卡", false),
+        msg(Channel::Http, "u2", "Qwen3.6-27B 推理要什么卡", false),
         msg(Channel::Http, "u3", "Qwen3-32B 推理要什么卡", false),
     ];
     // Without a size the model is asked about; with one it is answered generically;
@@ -345,7 +345,7 @@ fn unknown_model_names_reach_the_misses_log() {
     let summary = misses::summarise(&text);
     let logged = |q: &str| summary.iter().any(|(s, _)| *s == q.to_lowercase());
     assert!(logged("Kimi K2.5 推理要几张 H100"), "{summary:?}");
-    assert!(logged("Qwen3.5-27B 推理要什么卡"), "{summary:?}");
+    assert!(logged("Qwen3.6-27B 推理要什么卡"), "{summary:?}");
     assert!(!logged("Qwen3-32B 推理要什么卡"), "{summary:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

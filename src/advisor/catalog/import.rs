@@ -201,7 +201,19 @@ fn read_arch(root: &Value, t: &Value, missing: &mut Vec<String>) -> Result<Arch,
         (q + kv + heads * v_head * hidden, kv_lora + rope)
     } else {
         let q = hidden * heads * head_dim;
-        (2 * q + 2 * hidden * kv_heads * head_dim, 0)
+        // Gated attention (Qwen3-Next, Qwen3.5): q_proj also yields the output gate.
+        let model_type = |v: &Value| {
+            v.get("model_type")
+                .and_then(|m| m.as_str())
+                .unwrap_or("")
+                .to_string()
+        };
+        let gated = t.get("attn_output_gate").and_then(|v| v.as_bool()) == Some(true)
+            || [model_type(root), model_type(t)]
+                .iter()
+                .any(|m| m.starts_with("qwen3_next") || m.starts_with("qwen3_5"));
+        let q_out = if gated { 2 * q } else { q };
+        (q_out + q + 2 * hidden * kv_heads * head_dim, 0)
     };
 
     // Which layers use which attention.

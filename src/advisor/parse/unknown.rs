@@ -1,5 +1,5 @@
 //! Model names the catalog does not know: a vendor's model family followed by a version
-//! or variant ("Kimi K2.5", "GLM-5", "Qwen3.5-27B", "ERNIE 4.5"), read only when no
+//! or variant ("Kimi K2.5", "GLM-6", "Qwen3.6-27B", "ERNIE 4.5"), read only when no
 //! catalog alias matched. The answer then says the model is not known (and, with a size
 //! in the question, answers for a generic model of that size, saying so) instead of
 //! reading the question as something else. Reads; decides nothing.

@@ -21,6 +21,8 @@ fn fixture(name: &str) -> &'static str {
             include_str!("../../../../tests/data/configs/qwen3-next-80b-a3b.json")
         }
         "llama-3.1-8b" => include_str!("../../../../tests/data/configs/llama-3.1-8b.json"),
+        "glm-5" => include_str!("../../../../tests/data/configs/glm-5.json"),
+        "qwen3.5-27b" => include_str!("../../../../tests/data/configs/qwen3.5-27b.json"),
         "phi-4" => include_str!("../../../../tests/data/configs/phi-4.json"),
         "mistral-small-3.1-24b" => {
             include_str!("../../../../tests/data/configs/mistral-small-3.1-24b.json")
@@ -49,6 +51,10 @@ fn parameters_match_the_vendors_figures() {
         // GLM-4.5 README: 355B / 32B; GLM-4.5-Air 106B / 12B (MTP layer included there).
         ("glm-4.5", 355.0, 32.0, "zai-org/GLM-4.5 README"),
         ("glm-4.5-air", 106.0, 12.6, "zai-org/GLM-4.5 README"),
+        // GLM-5 model card: 744B total, 40B active.
+        ("glm-5", 744.0, 40.0, "zai-org/GLM-5 model card"),
+        // Qwen3.5-27B: a dense 27B (gated attention, 48 of 64 layers Gated DeltaNet).
+        ("qwen3.5-27b", 27.0, 27.0, "Qwen/Qwen3.5-27B model card"),
         // Llama 4 model card: Scout 109B / 17B, Maverick 400B / 17B.
         (
             "llama-4-scout",
@@ -155,6 +161,9 @@ fn layouts_are_read() {
     assert_eq!(field("gemma-3-27b", "sliding_layers"), "52");
     // Qwen3-Next: three of four layers are Gated DeltaNet.
     assert_eq!(field("qwen3-next-80b-a3b", "linear_layers"), "36");
+    // Its recurrent state as llama.cpp allocates it: 149.62 MiB for Qwen3.5-27B's shape.
+    assert_eq!(field("qwen3.5-27b", "linear_state_mb"), "156.9");
+    assert_eq!(field("glm-5", "kv_latent_dim"), "576");
     // MLA: the latent is kv_lora_rank + rope dim; FP8 weights.
     assert_eq!(field("kimi-k2", "kv_form"), "\"mla\"");
     assert_eq!(field("kimi-k2", "kv_latent_dim"), "576");
