@@ -55,7 +55,7 @@ fn an_imported_model_is_answered_for() {
     assert_eq!(before["workload"]["model"], Value::Null);
     let reply = before["reply"].as_str().unwrap_or_default();
     assert!(
-        reply.contains("qwen4-21b-a4b") && reply.contains("通用"),
+        reply.contains("Qwen4-21B-A4B") && reply.contains("通用"),
         "{reply}"
     );
 
