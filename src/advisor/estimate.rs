@@ -104,7 +104,8 @@ fn diffusion_bill(w: &Workload, p: Precision) -> Bill {
     let a = &w.arch;
     let l = &a.layout;
     let all = memory::weight_bytes(w, p, None) / GB;
-    let encoders = l.text_encoder_b * 2.0;
+    // The text encoders' share of `all`, at the bits `memory::weight_bytes` gave them.
+    let encoders = l.text_encoder_b * memory::diffusion_encoder_bits(p) / 8.0;
     let denoise = all - encoders;
     let weights = if encoders > 0.0 {
         denoise.max(encoders - a.diffusion_activation_gb)

@@ -39,6 +39,15 @@ fn bits_for(p: Precision) -> f64 {
     }
 }
 
+/// Bits per weight of a diffusion pipeline's text encoders at precision `p`: 16-bit
+/// unless the checkpoint quantizes them with the transformer (INT8/INT4), or FP32.
+pub(super) fn diffusion_encoder_bits(p: Precision) -> f64 {
+    match p {
+        Precision::Fp32 | Precision::Int8 | Precision::Int4 => bits_for(p),
+        _ => 16.0,
+    }
+}
+
 /// Weight memory: block linears at the format's bits, embeddings and lm_head 16-bit
 /// (DOMAIN.md §7); MoE keeps every expert resident, so total parameters count.
 pub(super) fn weight_bytes(w: &Workload, p: Precision, bits_override: Option<f64>) -> f64 {
@@ -53,9 +62,16 @@ pub(super) fn weight_bytes(w: &Workload, p: Precision, bits_override: Option<f64
         return experts * MXFP4_BITS / 8.0 + (total - experts) * 2.0;
     }
     if a.diffusion && bits < 16.0 {
-        // Quantized diffusion runs the transformer at `bits`; text encoders and VAE stay
-        // 16-bit (diffusers' FP8 layerwise casting and quanto/torchao recipes).
-        let rest = (l.text_encoder_b + l.vae_b) * 1e9;
+        // Quantized diffusion: FP8 casts the transformer only (diffusers' layerwise
+        // casting); the 8- and 4-bit bitsandbytes checkpoints the vendors publish quantize
+        // the text encoders too ("quantized text-encoder and DiT. VAE still in bf16":
+        // diffusers/FLUX.2-dev-bnb-4bit; hf-internal-testing/flux.1-dev-int8-pkg). The
+        // VAE stays 16-bit.
+        let rest = if p == Precision::Fp8 {
+            (l.text_encoder_b + l.vae_b) * 1e9
+        } else {
+            l.vae_b * 1e9
+        };
         return (total - rest) * bits / 8.0 + rest * 2.0;
     }
     if bits >= 16.0 {
