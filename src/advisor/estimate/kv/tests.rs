@@ -134,3 +134,25 @@ fn kv_precision_is_the_caches_own() {
     let b = workload("llama-3.1-8b", Task::Inference, None);
     assert_eq!(kv_bytes_per_token(&q), kv_bytes_per_token(&b));
 }
+
+/// GQA under tensor parallelism: vllm-project/vllm issue #21348 serves Qwen3-235B-A22B-FP8
+/// on 4 H100 (TP 4): vLLM logs "Available KV cache memory: 8.11 GiB" and "GPU KV cache size:
+/// 178,880 tokens"; SGLang "#tokens: 367404, K size: 8.23 GB, V size: 8.23 GB" (GiB), per
+/// card. The 4 KV heads split one per card: the whole model's bytes per token ÷ 4.
+#[test]
+fn gqa_matches_vllm_and_sglang_per_card() {
+    let w = workload("qwen3-235b-a22b", Task::Inference, Some(Precision::Fp8));
+    let per_card = kv_bytes_per_token(&w) / 4.0;
+    within(
+        per_card,
+        8.11 * GIB / 178_880.0,
+        "vLLM per-card bytes per token",
+    );
+    within(
+        per_card,
+        2.0 * 8.23 * GIB / 367_404.0,
+        "SGLang per-card bytes per token",
+    );
+    // The weights' FP8 leaves the cache at 2 bytes per value.
+    assert!(!w.kv_8bit);
+}
