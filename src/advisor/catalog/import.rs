@@ -377,7 +377,7 @@ fn read_arch(root: &Value, t: &Value, missing: &mut Vec<String>) -> Result<Arch,
     let emb = (vocab * hidden) as f64;
     total += if tied { emb } else { 2.0 * emb };
     active += emb;
-    // A vision tower: its blocks (attention 4·h², MLP 2–3·h·i) and the projector.
+    // A vision tower: its blocks (attention 4·h², MLP 2 or 3·h·i) and the projector.
     let vision = root
         .get("vision_config")
         .filter(|v| v.is_object())
@@ -386,7 +386,18 @@ fn read_arch(root: &Value, t: &Value, missing: &mut Vec<String>) -> Result<Arch,
             let h = first(v, &["hidden_size", "embed_dim", "width"]).unwrap_or(0);
             let i = first(v, &["intermediate_size", "mlp_dim"]).unwrap_or(4 * h);
             let out = first(v, &["out_hidden_size", "projection_dim"]).unwrap_or(hidden);
-            (depth * (4 * h * h + 3 * h * i)) as f64 + (4 * h * out) as f64
+            // A gated (SiLU) MLP has three matrices (Qwen2.5-VL's ViT), a GELU one two
+            // (SigLIP, Llama 4's encoder).
+            let act = v
+                .get("hidden_act")
+                .and_then(|a| a.as_str())
+                .unwrap_or("gelu");
+            let mlp = if act.contains("silu") || act.contains("swiglu") {
+                3
+            } else {
+                2
+            };
+            (depth * (4 * h * h + mlp * h * i)) as f64 + (4 * h * out) as f64
         })
         .unwrap_or(0.0);
     total += vision;
