@@ -202,6 +202,12 @@ pub struct Model {
     pub linear_layers: u32,
     #[serde(default)]
     pub linear_state_mb: f64,
+    /// Cross-attention layers (Llama 3.2 Vision): their K/V come from the image, not the
+    /// text, a fixed `cross_state_mb` per sequence (one image at its most tiles).
+    #[serde(default)]
+    pub cross_layers: u32,
+    #[serde(default)]
+    pub cross_state_mb: f64,
     /// MoE: parameters of the routed experts (billions), the part a native expert
     /// format (MXFP4) applies to; 0 when not given.
     #[serde(default)]

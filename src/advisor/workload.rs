@@ -225,6 +225,9 @@ pub struct Layout {
     pub linear_layers: f64,
     /// Recurrent state of all linear-attention layers for one sequence, bytes.
     pub linear_state_bytes: f64,
+    /// Cross-attention layers and the image K/V they hold per sequence, bytes.
+    pub cross_layers: f64,
+    pub cross_state_bytes: f64,
     pub expert_params_b: f64,
     /// The routed experts ship in MXFP4 (gpt-oss), the rest in BF16.
     pub mxfp4_experts: bool,
@@ -256,6 +259,8 @@ impl Arch {
                 sliding_window: m.sliding_window as f64,
                 linear_layers: m.linear_layers as f64,
                 linear_state_bytes: m.linear_state_mb * 1e6,
+                cross_layers: m.cross_layers as f64,
+                cross_state_bytes: m.cross_state_mb * 1e6,
                 expert_params_b: m.expert_params_b,
                 mxfp4_experts: m.native_precision == "mxfp4",
                 text_encoder_b: m.text_encoder_b,

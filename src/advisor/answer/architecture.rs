@@ -116,6 +116,20 @@ pub fn notes(ctx: &Context<'_>, w: &Workload) -> Vec<String> {
             .to_string(),
         );
     }
+    if l.cross_layers > 0.0 {
+        out.push(match lang {
+            Lang::Zh => format!(
+                "{:.0} 层交叉注意力读图片的 K/V：每个序列（一张图、最多分块）固定约 {} GB，不随文本增长。",
+                l.cross_layers,
+                gb(l.cross_state_bytes / 1e9)
+            ),
+            Lang::En => format!(
+                "{:.0} cross-attention layers read the image's K/V: a fixed {} GB per sequence (one image at its most tiles), not growing with the text.",
+                l.cross_layers,
+                gb(l.cross_state_bytes / 1e9)
+            ),
+        });
+    }
     if l.vision_params_b > 0.0 {
         out.push(match lang {
             Lang::Zh => format!(

@@ -49,6 +49,8 @@ struct Arch {
     sliding_window: u64,
     linear_layers: u64,
     linear_state_bytes: f64,
+    cross_layers: u64,
+    cross_state_bytes: f64,
     native: &'static str,
     total: f64,
     active: f64,
@@ -281,6 +283,22 @@ fn read_arch(root: &Value, t: &Value, missing: &mut Vec<String>) -> Result<Arch,
         (0, 0.0)
     };
 
+    // Cross-attention layers (Llama 3.2 Vision, `cross_attention_layers`): weights as a
+    // decoder layer, K/V from the image: one image at `max_num_tiles` tiles of
+    // (image_size / patch_size)² + 1 tokens, 2 bytes per value.
+    let cross_layers = t
+        .get("cross_attention_layers")
+        .and_then(|v| v.as_array())
+        .map_or(0, |v| v.len() as u64);
+    let cross_state_bytes = if cross_layers > 0 {
+        let v = root.get("vision_config").unwrap_or(&Value::Null);
+        let side = u(v, "image_size").unwrap_or(560) / u(v, "patch_size").unwrap_or(14).max(1);
+        let image_tokens = (side * side + 1) * u(v, "max_num_tiles").unwrap_or(4);
+        (cross_layers * 2 * kv_heads * head_dim * 2 * image_tokens) as f64
+    } else {
+        0.0
+    };
+
     // Experts.
     let experts = first(
         t,
@@ -382,7 +400,9 @@ fn read_arch(root: &Value, t: &Value, missing: &mut Vec<String>) -> Result<Arch,
         .get("vision_config")
         .filter(|v| v.is_object())
         .map(|v| {
-            let depth = first(v, &["depth", "num_hidden_layers", "num_layers"]).unwrap_or(0);
+            // Mllama's encoder adds `num_global_layers` to its local ones.
+            let depth = first(v, &["depth", "num_hidden_layers", "num_layers"]).unwrap_or(0)
+                + u(v, "num_global_layers").unwrap_or(0);
             let h = first(v, &["hidden_size", "embed_dim", "width"]).unwrap_or(0);
             let i = first(v, &["intermediate_size", "mlp_dim"]).unwrap_or(4 * h);
             let out = first(v, &["out_hidden_size", "projection_dim"]).unwrap_or(hidden);
@@ -430,6 +450,8 @@ fn read_arch(root: &Value, t: &Value, missing: &mut Vec<String>) -> Result<Arch,
         sliding_window,
         linear_layers,
         linear_state_bytes,
+        cross_layers,
+        cross_state_bytes,
         native,
         total,
         active,
@@ -534,6 +556,10 @@ fn render(
     if a.linear_layers > 0 {
         let _ = writeln!(s, "linear_layers = {}", a.linear_layers);
         let _ = writeln!(s, "linear_state_mb = {:.1}", a.linear_state_bytes / 1e6);
+    }
+    if a.cross_layers > 0 {
+        let _ = writeln!(s, "cross_layers = {}", a.cross_layers);
+        let _ = writeln!(s, "cross_state_mb = {:.1}", a.cross_state_bytes / 1e6);
     }
     if a.vision > 0.0 {
         let _ = writeln!(s, "vision_params_b = {}", billions(a.vision));

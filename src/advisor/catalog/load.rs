@@ -217,11 +217,11 @@ impl Catalog {
                     "experts, vision encoder, text encoders and VAE are parts of params_b",
                 ));
             }
-            if m.sliding_layers + m.linear_layers > m.layers {
+            if m.sliding_layers + m.linear_layers + m.cross_layers > m.layers {
                 p.push(problem(
                     "models.toml",
                     k("sliding_layers"),
-                    "sliding and linear-attention layers are among `layers`",
+                    "sliding, linear-attention and cross-attention layers are among `layers`",
                 ));
             }
             if (m.sliding_layers > 0) != (m.sliding_window > 0) {

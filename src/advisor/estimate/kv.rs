@@ -8,6 +8,7 @@
 //!   the window (chunk) of tokens each.
 //! - Linear-attention layers (Gated DeltaNet in Qwen3-Next and Qwen3.5): no per-token KV,
 //!   a fixed recurrent state per sequence.
+//! - Cross-attention layers (Llama 3.2 Vision): the image's K/V, fixed per sequence.
 
 use crate::advisor::catalog::KvForm;
 use crate::advisor::workload::Workload;
@@ -28,18 +29,26 @@ fn per_layer_token(w: &Workload) -> f64 {
 pub fn kv_sequence_bytes(w: &Workload, tokens: f64) -> f64 {
     let a = &w.arch;
     let l = &a.layout;
-    let full = (a.layers - l.sliding_layers - l.linear_layers).max(0.0);
+    let full = (a.layers - l.sliding_layers - l.linear_layers - l.cross_layers).max(0.0);
     let per = per_layer_token(w);
     let windowed = l.sliding_layers * per * tokens.min(l.sliding_window);
-    (full * per * tokens + windowed) * a.kv_copies + l.linear_state_bytes
+    (full * per * tokens + windowed) * a.kv_copies + fixed_state(w)
+}
+
+/// What a sequence holds whatever its length: linear-attention state and the image K/V
+/// of cross-attention layers.
+fn fixed_state(w: &Workload) -> f64 {
+    let l = &w.arch.layout;
+    l.linear_state_bytes + l.cross_state_bytes
 }
 
 /// KV cache bytes per token of one sequence of the workload's context, summed over all
-/// layers and cards: windowed layers counted at their cap, linear-attention state left
-/// out (it is per sequence, not per token; [`kv_sequence_bytes`] adds it).
+/// layers and cards: windowed layers counted at their cap, linear-attention state and
+/// cross-attention image K/V left out (they are per sequence, not per token;
+/// [`kv_sequence_bytes`] adds them).
 pub fn kv_bytes_per_token(w: &Workload) -> f64 {
     let ctx = w.context.max(1) as f64;
-    (kv_sequence_bytes(w, ctx) - w.arch.layout.linear_state_bytes) / ctx
+    (kv_sequence_bytes(w, ctx) - fixed_state(w)) / ctx
 }
 
 /// Whether every tensor-parallel card holds the whole KV cache (MLA's single latent

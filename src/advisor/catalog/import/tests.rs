@@ -23,6 +23,12 @@ fn fixture(name: &str) -> &'static str {
         "llama-3.1-8b" => include_str!("../../../../tests/data/configs/llama-3.1-8b.json"),
         "glm-5" => include_str!("../../../../tests/data/configs/glm-5.json"),
         "qwen3.5-27b" => include_str!("../../../../tests/data/configs/qwen3.5-27b.json"),
+        "llama-3.2-11b-vision" => {
+            include_str!("../../../../tests/data/configs/llama-3.2-11b-vision.json")
+        }
+        "llama-3.2-90b-vision" => {
+            include_str!("../../../../tests/data/configs/llama-3.2-90b-vision.json")
+        }
         "phi-4" => include_str!("../../../../tests/data/configs/phi-4.json"),
         "mistral-small-3.1-24b" => {
             include_str!("../../../../tests/data/configs/mistral-small-3.1-24b.json")
@@ -164,6 +170,10 @@ fn layouts_are_read() {
     // Its recurrent state as llama.cpp allocates it: 149.62 MiB for Qwen3.5-27B's shape.
     assert_eq!(field("qwen3.5-27b", "linear_state_mb"), "156.9");
     assert_eq!(field("glm-5", "kv_latent_dim"), "576");
+    // Llama 3.2 Vision: 8 cross-attention layers hold one image's K/V (4 tiles of 1601
+    // tokens), not the text's.
+    assert_eq!(field("llama-3.2-11b-vision", "cross_layers"), "8");
+    assert_eq!(field("llama-3.2-11b-vision", "cross_state_mb"), "209.8");
     // MLA: the latent is kv_lora_rank + rope dim; FP8 weights.
     assert_eq!(field("kimi-k2", "kv_form"), "\"mla\"");
     assert_eq!(field("kimi-k2", "kv_latent_dim"), "576");
