@@ -3,6 +3,7 @@
 //! workload answer runs on a generic model of that size and `generic_note` says so.
 
 use super::context::Context;
+use crate::advisor::catalog::{normalize_alias, Catalog};
 use crate::advisor::contract::Answer;
 use crate::advisor::parse::Lang;
 use crate::advisor::reply::params;
@@ -13,9 +14,40 @@ fn shown(name: &str) -> String {
     name.chars().take(40).collect()
 }
 
+/// Catalog models of the same family as `name` (its leading letters), at most three:
+/// offered as names to ask about, never silently substituted.
+fn relatives(cat: &Catalog, name: &str) -> Vec<String> {
+    let lower = name.to_lowercase();
+    let family: String = if lower.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        lower
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic() || *c == '-')
+            .collect()
+    } else {
+        lower.chars().take_while(|c| !c.is_ascii()).collect()
+    };
+    let family = normalize_alias(&family);
+    if family.chars().count() < 2 {
+        return Vec::new();
+    }
+    cat.models
+        .iter()
+        .rev()
+        .filter(|m| {
+            m.aliases
+                .iter()
+                .chain(std::iter::once(&m.id))
+                .any(|a| normalize_alias(a).starts_with(&family))
+        })
+        .take(3)
+        .map(|m| m.name.clone())
+        .collect()
+}
+
 /// No size: the model is not known; ask for what the estimate needs.
 pub fn ask(ctx: &Context<'_>, ans: &mut Answer) {
     let name = shown(ctx.parsed.unknown_model.as_deref().unwrap_or_default());
+    let near = relatives(ctx.cat, &name);
     let r = &mut ans.rendered;
     match ctx.lang {
         Lang::Zh => {
@@ -25,6 +57,12 @@ pub fn ask(ctx: &Context<'_>, ans: &mut Answer) {
             r.text(
                 "请告诉我它的总参数量，以及是不是 MoE（MoE 再说每个 token 激活多少参数），例如：「一个 120B 的 MoE 模型、激活 5B，推理要什么卡」。",
             );
+            if !near.is_empty() {
+                r.text(format!(
+                    "目录里同一家族的有：{}，也可以直接问它们。",
+                    near.join("、")
+                ));
+            }
         }
         Lang::En => {
             r.text(format!(
@@ -33,6 +71,12 @@ pub fn ask(ctx: &Context<'_>, ans: &mut Answer) {
             r.text(
                 "Tell me its total parameter count and whether it is a MoE (and then its active parameters), e.g. \"a 120B MoE model with 5B active: what GPU for inference?\"",
             );
+            if !near.is_empty() {
+                r.text(format!(
+                    "The catalog has these of the same family: {}; you can ask about them directly.",
+                    near.join(", ")
+                ));
+            }
         }
     }
 }
