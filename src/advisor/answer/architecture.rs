@@ -15,8 +15,9 @@ use crate::advisor::workload::{Precision, Workload};
 /// Practical host-to-device rate of a PCIe 4.0 x16 link, GB/s (32 GB/s theoretical;
 /// pinned-memory copies reach about 25).
 const PCIE_GBS: f64 = 25.0;
-/// Denoising steps of a usual FLUX.1-dev run (its model card's example: 50; the
-/// diffusers docs use 28): the sequential-offload cost is per step.
+/// Denoising steps of a usual run: "28 steps can be a good trade-off" (black-forest-labs
+/// flux2 docs/flux2_dev_hf.md; its example runs 50). The sequential-offload cost is per
+/// step.
 const DENOISE_STEPS: f64 = 28.0;
 
 /// The notes for `w`, each one line.

@@ -169,18 +169,7 @@ pub(super) fn read_arch(
 
     // Linear-attention (Gated DeltaNet) layers: their projections and recurrent state.
     let (linear_attn, linear_state_bytes) = if linear_layers > 0 {
-        let nk = u(t, "linear_num_key_heads").unwrap_or(16);
-        let nv = u(t, "linear_num_value_heads").unwrap_or(32);
-        let dk = u(t, "linear_key_head_dim").unwrap_or(128);
-        let dv = u(t, "linear_value_head_dim").unwrap_or(128);
-        let kernel = u(t, "linear_conv_kernel_dim").unwrap_or(4);
-        let conv_dim = 2 * nk * dk + nv * dv;
-        let w =
-            hidden * (conv_dim + nv * dv) + hidden * 2 * nv + nv * dv * hidden + conv_dim * kernel;
-        // State per layer: one dk × dv matrix per value head (S) and the convolution's
-        // last kernel − 1 inputs (R), FP32 as llama.cpp allocates them
-        // ("llama_memory_recurrent: ... R (f32) ..., S (f32) ...").
-        let state = (nv * dk * dv + (kernel - 1) * conv_dim) as f64 * 4.0;
+        let (w, state) = gated_delta_net(t, hidden);
         (w, state * linear_layers as f64)
     } else {
         (0, 0.0)
@@ -298,31 +287,7 @@ pub(super) fn read_arch(
     let emb = (vocab * hidden) as f64;
     total += if tied { emb } else { 2.0 * emb };
     active += emb;
-    // A vision tower: its blocks (attention 4·h², MLP 2 or 3·h·i) and the projector.
-    let vision = root
-        .get("vision_config")
-        .filter(|v| v.is_object())
-        .map(|v| {
-            // Mllama's encoder adds `num_global_layers` to its local ones.
-            let depth = first(v, &["depth", "num_hidden_layers", "num_layers"]).unwrap_or(0)
-                + u(v, "num_global_layers").unwrap_or(0);
-            let h = first(v, &["hidden_size", "embed_dim", "width"]).unwrap_or(0);
-            let i = first(v, &["intermediate_size", "mlp_dim"]).unwrap_or(4 * h);
-            let out = first(v, &["out_hidden_size", "projection_dim"]).unwrap_or(hidden);
-            // A gated (SiLU) MLP has three matrices (Qwen2.5-VL's ViT), a GELU one two
-            // (SigLIP, Llama 4's encoder).
-            let act = v
-                .get("hidden_act")
-                .and_then(|a| a.as_str())
-                .unwrap_or("gelu");
-            let mlp = if act.contains("silu") || act.contains("swiglu") {
-                3
-            } else {
-                2
-            };
-            (depth * (4 * h * h + mlp * h * i)) as f64 + (4 * h * out) as f64
-        })
-        .unwrap_or(0.0);
+    let vision = vision_params(root, hidden);
     total += vision;
     active += vision;
     if moe_layers == 0 {
@@ -362,6 +327,50 @@ pub(super) fn read_arch(
         vision,
         active_width,
     })
+}
+
+/// A vision tower's parameters: its blocks (attention 4·h², MLP 2 or 3·h·i) and the
+/// projector to the language model's width; 0 without `vision_config`.
+fn vision_params(root: &Value, hidden: u64) -> f64 {
+    root.get("vision_config")
+        .filter(|v| v.is_object())
+        .map(|v| {
+            // Mllama's encoder adds `num_global_layers` to its local ones.
+            let depth = first(v, &["depth", "num_hidden_layers", "num_layers"]).unwrap_or(0)
+                + u(v, "num_global_layers").unwrap_or(0);
+            let h = first(v, &["hidden_size", "embed_dim", "width"]).unwrap_or(0);
+            let i = first(v, &["intermediate_size", "mlp_dim"]).unwrap_or(4 * h);
+            let out = first(v, &["out_hidden_size", "projection_dim"]).unwrap_or(hidden);
+            // A gated (SiLU) MLP has three matrices (Qwen2.5-VL's ViT), a GELU one two
+            // (SigLIP, Llama 4's encoder).
+            let act = v
+                .get("hidden_act")
+                .and_then(|a| a.as_str())
+                .unwrap_or("gelu");
+            let mlp = if act.contains("silu") || act.contains("swiglu") {
+                3
+            } else {
+                2
+            };
+            (depth * (4 * h * h + mlp * h * i)) as f64 + (4 * h * out) as f64
+        })
+        .unwrap_or(0.0)
+}
+/// One Gated DeltaNet layer (Qwen3-Next, Qwen3.5): its projection weights and its
+/// recurrent state per sequence in bytes: one dk × dv matrix per value head (S) and the
+/// convolution's last kernel − 1 inputs (R), FP32 as llama.cpp allocates them
+/// ("llama_memory_recurrent: ... R (f32) ..., S (f32) ...").
+fn gated_delta_net(t: &Value, hidden: u64) -> (u64, f64) {
+    let nk = u(t, "linear_num_key_heads").unwrap_or(16);
+    let nv = u(t, "linear_num_value_heads").unwrap_or(32);
+    let dk = u(t, "linear_key_head_dim").unwrap_or(128);
+    let dv = u(t, "linear_value_head_dim").unwrap_or(128);
+    let kernel = u(t, "linear_conv_kernel_dim").unwrap_or(4);
+    let conv_dim = 2 * nk * dk + nv * dv;
+    let weights =
+        hidden * (conv_dim + nv * dv) + hidden * 2 * nv + nv * dv * hidden + conv_dim * kernel;
+    let state = (nv * dk * dv + (kernel - 1) * conv_dim) as f64 * 4.0;
+    (weights, state)
 }
 
 fn native_precision(root: &Value) -> &'static str {
