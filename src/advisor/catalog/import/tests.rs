@@ -23,6 +23,7 @@ fn fixture(name: &str) -> &'static str {
         "llama-3.1-8b" => include_str!("../../../../tests/data/configs/llama-3.1-8b.json"),
         "glm-5" => include_str!("../../../../tests/data/configs/glm-5.json"),
         "qwen3.5-27b" => include_str!("../../../../tests/data/configs/qwen3.5-27b.json"),
+        "qwen3.5-35b-a3b" => include_str!("../../../../tests/data/configs/qwen3.5-35b-a3b.json"),
         "llama-3.2-11b-vision" => {
             include_str!("../../../../tests/data/configs/llama-3.2-11b-vision.json")
         }
@@ -61,6 +62,13 @@ fn parameters_match_the_vendors_figures() {
         ("glm-5", 744.0, 40.0, "zai-org/GLM-5 model card"),
         // Qwen3.5-27B: a dense 27B (gated attention, 48 of 64 layers Gated DeltaNet).
         ("qwen3.5-27b", 27.0, 27.0, "Qwen/Qwen3.5-27B model card"),
+        // "A3B" as Qwen counts it, the input embedding included (Qwen3-30B-A3B: 3.3B).
+        (
+            "qwen3.5-35b-a3b",
+            35.0,
+            3.3,
+            "Qwen/Qwen3.5-35B-A3B model card",
+        ),
         // Llama 4 model card: Scout 109B / 17B, Maverick 400B / 17B.
         (
             "llama-4-scout",
