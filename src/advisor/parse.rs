@@ -7,6 +7,7 @@
 //! `topics` the knowledge topics touched.
 
 mod entities;
+mod recipe;
 mod slots;
 mod topics;
 mod unknown;
@@ -151,6 +152,7 @@ impl Parser {
             || a.offload
             || !a.gpus.is_empty()
             || a.gpu_count.is_some();
+        p.modifiers |= recipe::read(lex, &scan, &text, &mut p.asked);
         p.topics = self.triggers.topics(&text);
         p
     }

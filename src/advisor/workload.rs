@@ -6,6 +6,9 @@
 use super::catalog::{Catalog, KvForm, Model, ModelKind};
 use serde::{Deserialize, Serialize};
 
+mod recipe;
+pub use recipe::{Attention, Framework, Logits, LoraTargets, QuantLib, Recipe};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Task {
@@ -134,6 +137,9 @@ pub struct Asked {
     pub offer: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub domestic: bool,
+    /// How the job is run, as far as stated (attention, checkpointing, logits, libraries).
+    #[serde(skip_serializing_if = "Recipe::is_default")]
+    pub recipe: Recipe,
 }
 
 impl Asked {
@@ -190,6 +196,7 @@ impl Asked {
         m.offload |= self.offload;
         m.annual |= self.annual;
         m.domestic |= self.domestic;
+        m.recipe = self.recipe.over(&prev.recipe);
         m
     }
 }
@@ -376,6 +383,8 @@ pub struct Workload {
     pub context: u32,
     pub micro_batch: Option<u32>,
     pub train_tokens: Option<f64>,
+    /// How the job is run: stated parts, the rest defaulted by its accessors.
+    pub recipe: Recipe,
 }
 
 /// Defaults when a question leaves them out (CONTRACT.md §2).
@@ -440,6 +449,7 @@ impl Workload {
             context: context.max(1),
             micro_batch: training.then(|| a.micro_batch.unwrap_or(DEFAULT_MICRO_BATCH).max(1)),
             train_tokens: if training { a.train_tokens } else { None },
+            recipe: a.recipe.clone(),
         })
     }
 }

@@ -94,6 +94,10 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
         best.as_ref(),
     );
     r.text(describe::bill_line(&est, w, lang));
+    if !w.arch.diffusion {
+        let variants = crate::advisor::estimate::variants(w, w.precision);
+        r.text(describe::recipe_line(w, &variants, lang));
+    }
     ans.estimate = Some(est);
     match &best {
         Some(c) => {

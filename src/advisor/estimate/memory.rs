@@ -3,8 +3,8 @@
 //! Formulas only: which precision a job runs at is the caller's choice.
 
 use super::kv::{kv_sequence_bytes, kv_whole_on_every_card};
-use super::{Bill, Split, GB};
-use crate::advisor::workload::{Precision, Workload};
+use super::{Bill, Split, ALLOCATOR_RESERVE, GB};
+use crate::advisor::workload::{Attention, Framework, Logits, Precision, QuantLib, Workload};
 
 /// GPTQ/AWQ group-wise quantization with group size 128: 4 (8) bits per weight plus a
 /// 16-bit scale and a packed zero per group ≈ 4.16 (8.2) bits (DOMAIN.md §7).
@@ -28,6 +28,22 @@ const REPLY_TOKENS: f64 = 2048.0;
 /// Prompt tokens a serving engine prefills at once across concurrent requests
 /// (vLLM `max_num_batched_tokens`-style budget; HF generate prefills the whole batch).
 const PREFILL_TOKEN_BUDGET: f64 = 32768.0;
+/// Eager attention materialises one layer's scores, batch × heads × prompt², at a time:
+/// transformers' `eager_attention_forward` (modeling_llama.py) softmaxes them in FP32
+/// (`softmax(..., dtype=torch.float32)`) beside the 16-bit scores. Bytes per score held at
+/// the peak (fitted over the DeepSeek-LLM grid and optimum's batches: 4, the FP32 copy).
+pub(super) const EAGER_SCORE_BYTES: f64 = 4.0;
+/// Logits for every prompt token, upcast to FP32 (`logits = logits.float()` in
+/// transformers' modeling_llama.py before 4.45) and still held by `generate`'s `outputs`
+/// while the first decoding step runs.
+const FULL_LOGIT_BYTES: f64 = 4.0;
+/// bitsandbytes quantises each weight as it is moved to the card: the 16-bit tensor and
+/// its contiguous FP16 copy live while `quantize_4bit`/`int8_vectorwise_quant` writes the
+/// packed one (bitsandbytes nn/modules.py `Params4bit._quantize`; Lightning's
+/// `plugins/precision/bitsandbytes.py` `quantize_`); torchao's `quantize_` likewise
+/// quantises each linear on the card from its 16-bit copy: 2 + 2 bytes per weight of the
+/// largest quantised linear, a transient the peak keeps.
+const QUANTISE_ON_LOAD_BYTES: f64 = 4.0;
 
 fn bits_for(p: Precision) -> f64 {
     match p {
@@ -37,6 +53,30 @@ fn bits_for(p: Precision) -> f64 {
         Precision::Int8 => INT8_BITS,
         Precision::Int4 => INT4_BITS,
     }
+}
+
+/// Bits per weight, and whether the LM head is quantised too, of a library's formats
+/// where they differ from GPTQ/AWQ's (group 128 with 16-bit scales and packed zeros):
+/// - bitsandbytes NF4 for inference: blocks of 64 with an FP32 absmax, 4.5 bits
+///   (functional.py `quantize_4bit`; transformers' `bnb_4bit_use_double_quant` is off by
+///   default); LLM.int8: one FP32 scale per row, ≈ 8 bits; both skip `lm_head`, except
+///   LitGPT, which quantises every nn.Linear;
+/// - torchao `int4_weight_only` (group 128, BF16 scale and zero per group: 4.25 bits) and
+///   `int8_weight_only` (per-channel: ≈ 8 bits); `quantize_` takes every nn.Linear,
+///   `lm_head` included;
+/// - GGUF: Q4_K_M ≈ 4.85 and Q8_0 = 8.5 bits (32 weights and an FP16 scale), embeddings
+///   and output quantised alike (llama.cpp ggml-quants; DOMAIN.md §8).
+fn library_bits(w: &Workload, p: Precision) -> Option<(f64, bool)> {
+    let lm_head = w.recipe.framework == Some(Framework::Litgpt);
+    Some(match (w.recipe.quant_lib?, p) {
+        (QuantLib::BnbNf4, Precision::Int4) if !w.task.is_training() => (4.5, lm_head),
+        (QuantLib::BnbInt8, Precision::Int8) => (8.0, lm_head),
+        (QuantLib::Torchao, Precision::Int4) => (4.25, true),
+        (QuantLib::Torchao, Precision::Int8) => (8.0, true),
+        (QuantLib::Gguf, Precision::Int4) => (4.85, true),
+        (QuantLib::Gguf, Precision::Int8) => (8.5, true),
+        _ => return None,
+    })
 }
 
 /// Bits per weight of a diffusion pipeline's text encoders at precision `p`: 16-bit
@@ -49,13 +89,20 @@ pub(super) fn diffusion_encoder_bits(p: Precision) -> f64 {
 }
 
 /// Weight memory: block linears at the format's bits, embeddings and lm_head 16-bit
-/// (DOMAIN.md §7); MoE keeps every expert resident, so total parameters count.
+/// (DOMAIN.md §7) unless the library quantises the head too (GGUF quantises the
+/// embeddings as well); MoE keeps every expert resident, so total parameters count.
 pub(super) fn weight_bytes(w: &Workload, p: Precision, bits_override: Option<f64>) -> f64 {
     let a = &w.arch;
     let total = a.params_b * 1e9;
-    let bits = bits_override.unwrap_or_else(|| bits_for(p));
+    let lib = bits_override
+        .is_none()
+        .then(|| library_bits(w, p))
+        .flatten();
+    let bits = bits_override
+        .or(lib.map(|(b, _)| b))
+        .unwrap_or_else(|| bits_for(p));
     let l = &a.layout;
-    if l.mxfp4_experts && p == Precision::Int4 && bits_override.is_none() {
+    if l.mxfp4_experts && p == Precision::Int4 && bits_override.is_none() && lib.is_none() {
         // The native format: routed experts in MXFP4, attention, router, embeddings and
         // lm_head BF16 (gpt-oss config.json quantization_config.modules_to_not_convert).
         let experts = l.expert_params_b * 1e9;
@@ -77,14 +124,54 @@ pub(super) fn weight_bytes(w: &Workload, p: Precision, bits_override: Option<f64
     if bits >= 16.0 {
         return total * bits / 8.0;
     }
-    let emb = a.embedding_params();
+    if w.recipe.quant_lib == Some(QuantLib::Gguf) && lib.is_some() {
+        return total * bits / 8.0;
+    }
+    let emb = match lib {
+        // The head is quantised: only the input embedding stays 16-bit.
+        Some((_, true)) if !a.tied => a.embedding_params() / 2.0,
+        _ => a.embedding_params(),
+    };
     (total - emb) * bits / 8.0 + emb * 2.0
 }
 
-/// Dequantization workspace of quantized kernels: about one large linear in FP16.
-fn dequant_workspace(w: &Workload, p: Precision) -> f64 {
+/// Dequantization workspace of quantized kernels while they compute: about one large
+/// linear in FP16 (exllama's `temp_dq`, AWQ's dequantised GEMM input, bitsandbytes'
+/// `dequantize_4bit` of the weight for a prompt's matmul or a backward).
+pub(super) fn dequant_workspace(w: &Workload, p: Precision) -> f64 {
     if p.is_quantized() {
         w.arch.hidden * w.arch.intermediate * 2.0
+    } else {
+        0.0
+    }
+}
+
+/// The load-time transient of libraries that quantise as the weights reach the card
+/// (bitsandbytes, torchao's `quantize_`): the largest quantised linear in 16 bits and its
+/// working copy while it is packed. LitGPT and torchao quantise every nn.Linear, the LM
+/// head too; transformers' bitsandbytes integration skips `lm_head`
+/// (`llm_int8_skip_modules`). A moment of its own (loading), so it counts only where it
+/// exceeds what inference holds later.
+fn quantise_on_load(w: &Workload, p: Precision) -> f64 {
+    let lib = match w.recipe.quant_lib {
+        Some(q) if p.is_quantized() && (q.is_bitsandbytes() || q == QuantLib::Torchao) => q,
+        _ => return 0.0,
+    };
+    let a = &w.arch;
+    let linear = a.hidden * a.intermediate;
+    let largest = if lib == QuantLib::Torchao || w.recipe.framework == Some(Framework::Litgpt) {
+        linear.max(a.vocab * a.hidden)
+    } else {
+        linear
+    };
+    QUANTISE_ON_LOAD_BYTES * largest
+}
+
+/// One layer's eager attention scores for `seqs` sequences of `tokens` (0 with
+/// FlashAttention/SDPA, whose kernels never hold the scores).
+pub(super) fn eager_scores(w: &Workload, seqs: f64, tokens: f64) -> f64 {
+    if w.recipe.attention() == Attention::Eager {
+        seqs * w.arch.heads * tokens * tokens * EAGER_SCORE_BYTES
     } else {
         0.0
     }
@@ -102,10 +189,31 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
     // token); FlashAttention/SDPA leave no context² term (DOMAIN.md §7).
     let prompt_one = (ctx - REPLY_TOKENS).max(ctx / 2.0);
     let prompt = (prompt_one * conc).min(PREFILL_TOKEN_BUDGET.max(prompt_one));
-    let split = prompt * 3.0 * a.intermediate * 2.0 + dequant_workspace(w, p);
-    let full = prompt * PREFILL_HIDDEN_TENSORS * a.hidden * 2.0
+    // The recipe's terms take the whole context as the prompt of every sequence: a
+    // question's context bounds its prompt, and an estimate must not fall short.
+    let recipe = &w.recipe;
+    // transformers ≤ 4.35 (tuple caches): the previous step's cache is still held while
+    // each layer's `torch.cat` builds the next, so the cache is there twice at the end of
+    // a step (unless the model's own code already counts it twice, kv_copies).
+    let tuple_kv = if recipe.tuple_cache() {
+        kv * (2.0 / a.kv_copies - 1.0).max(0.0)
+    } else {
+        0.0
+    };
+    let (last_logits, prompt_logits) = match recipe.logits() {
+        Logits::Full => (0.0, conc * ctx * a.vocab * FULL_LOGIT_BYTES),
         // Logits of the last token per sequence, FP32.
-        + conc * a.vocab * 4.0;
+        Logits::Last => (conc * a.vocab * 4.0, 0.0),
+    };
+    let scores = eager_scores(w, conc, ctx);
+    let prompt_acts = prompt * 3.0 * a.intermediate * 2.0;
+    // The peak is the larger of two moments: the prefill, holding the prompt's
+    // activations with one layer's eager scores or the 16-bit logits and their FP32 copy
+    // (6 bytes for 4), and the first decoding step, holding the FP32 prompt logits and the
+    // second cache of a tuple-cache release.
+    let moments = (prompt_acts + scores.max(prompt_logits * 1.5)).max(tuple_kv + prompt_logits);
+    let split = (dequant_workspace(w, p) + moments).max(quantise_on_load(w, p));
+    let full = prompt * PREFILL_HIDDEN_TENSORS * a.hidden * 2.0 + last_logits;
     Bill {
         weights: weight_bytes(w, p, None) / GB,
         kv_cache: kv / GB,
@@ -113,6 +221,7 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
         act_full: full / GB,
         gradients: 0.0,
         optimizer: 0.0,
+        reserve: ALLOCATOR_RESERVE * (scores + prompt_logits) / GB,
         split: Split::Tensor,
         kv_whole: kv_whole_on_every_card(w),
     }
