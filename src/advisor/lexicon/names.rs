@@ -133,6 +133,7 @@ names! {
         RecipeFrameworkUnsloth = "recipe.framework.unsloth",
         RecipeFrameworkDeepspeed = "recipe.framework.deepspeed",
         RecipeZeroStage = "recipe.zero_stage",
+        RecipeFrameworkAutoawq = "recipe.framework.autoawq",
     }
 }
 
