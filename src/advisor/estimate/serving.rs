@@ -6,10 +6,10 @@
 //! GiB here are 2^30 bytes, as the engines log them. The constants name their source;
 //! those marked "fitted" were set once against `shared/serving.jsonl` (BENCHMARKS.md).
 
-use super::kv::kv_bytes_per_token;
+use super::kv::{kv_bytes_per_token, kv_whole_on_every_card};
 use super::memory::weight_bytes;
 use super::speed::{self, Replica};
-use crate::advisor::catalog::{Gpu, KvForm, Model};
+use crate::advisor::catalog::{Gpu, Model};
 use crate::advisor::workload::{Engine, Precision, ServingAsk, Workload};
 
 const GIB: f64 = 1_073_741_824.0;
@@ -77,7 +77,10 @@ pub const GGUF_DEFAULT_CTX: u32 = 4096;
 /// cards: arg_utils.py), SGLang's `max_running_requests` likewise, TensorRT-LLM's
 /// `max_batch_size` 2048 (trtllm-bench), HF generate a batch of 64, llama.cpp one slot
 /// per `--parallel` (4 by default in llama-server).
-fn max_batch(engine: Engine, gpu: &Gpu) -> f64 {
+fn max_batch(engine: Engine, gpu: &Gpu, s: &ServingAsk) -> f64 {
+    if let Some(n) = s.max_num_seqs {
+        return n.max(1) as f64;
+    }
     let big = gpu.memory_gb >= 70.0 && !gpu.id.starts_with("a100");
     match engine {
         Engine::Vllm | Engine::Sglang if big => 1024.0,
@@ -156,10 +159,10 @@ pub fn request(w: &Workload, s: &ServingAsk) -> (u32, u32) {
 /// divide (each card keeps at least one), an MLA latent is held whole by every card.
 pub fn kv_per_card(w: &Workload, tp: u32) -> f64 {
     let all = kv_bytes_per_token(w);
-    let tp = tp.max(1) as f64;
-    match w.arch.kv_form {
-        KvForm::Mla => all,
-        _ => all / tp.min(w.arch.kv_heads.max(1.0)),
+    if kv_whole_on_every_card(w) {
+        all
+    } else {
+        all / (tp.max(1) as f64).min(w.arch.kv_heads.max(1.0))
     }
 }
 
@@ -215,7 +218,7 @@ fn kv_memory_per_card(
                 VLLM_CHUNK_TOKENS
             } as f64;
             let forward = activations(w, tokens, tp);
-            let sampler = max_batch(engine, gpu) * w.arch.vocab * 4.0 * SAMPLER_COPIES;
+            let sampler = max_batch(engine, gpu, s) * w.arch.vocab * 4.0 * SAMPLER_COPIES;
             total * util - weights - forward.max(sampler) - VLLM_NON_TORCH_GIB * GIB - comm
         }
         Engine::Sglang => {
@@ -309,7 +312,10 @@ pub fn serving(
     // concurrent requests (DOMAIN.md §8).
     let ttft_target = s.ttft_target_s.unwrap_or(DEFAULT_TTFT_S);
     let speed_target = s.speed_target.unwrap_or(DEFAULT_SPEED);
-    let batch_cap = max_concurrency.floor().max(0.0).min(max_batch(engine, gpu));
+    let batch_cap = max_concurrency
+        .floor()
+        .max(0.0)
+        .min(max_batch(engine, gpu, s));
     let from = if w.concurrency > 1 && s.asked_load(w.context).is_none() {
         LoadFrom::Concurrency
     } else if s.qps.is_some() {

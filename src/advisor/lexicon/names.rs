@@ -107,6 +107,7 @@ names! {
         AsksSpeed = "serving.ask.speed",
         RequestTokens = "serving.request_tokens",
         Single = "serving.single",
+        MaxNumSeqs = "serving.max_num_seqs",
         RecipeAttentionEager = "recipe.attention.eager",
         RecipeAttentionSdpa = "recipe.attention.sdpa",
         RecipeAttentionFlash = "recipe.attention.flash",

@@ -64,6 +64,7 @@ pub fn serving(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) {
     s.input_tokens = count(Slot::InputTokens, 1e8);
     s.output_tokens = count(Slot::OutputTokens, 1e7);
     s.max_model_len = count(Slot::MaxModelLen, 1e8);
+    s.max_num_seqs = count(Slot::MaxNumSeqs, 1e6);
     s.memory_fraction = num(Slot::MemoryFraction, false)
         .map(|f| {
             if f.value > 1.0 {

@@ -82,6 +82,10 @@ pub struct ServingAsk {
     /// The engine's context limit (`--max-model-len`, `-c`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_model_len: Option<u32>,
+    /// The engine's batch limit (`--max-num-seqs`, `--max-running-requests`,
+    /// `--max_batch_size`, `--parallel`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_num_seqs: Option<u32>,
     /// `--gpu-memory-utilization` / `--mem-fraction-static`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_fraction: Option<f64>,
@@ -163,6 +167,7 @@ impl ServingAsk {
             ttft_target_s,
             speed_target,
             max_model_len,
+            max_num_seqs,
             memory_fraction,
             gguf_bits
         );

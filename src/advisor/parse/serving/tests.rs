@@ -41,6 +41,18 @@ fn engines_and_request_sizes() {
 }
 
 #[test]
+fn benchmark_notation() {
+    check(
+        "Llama-3.1-8B on 1x H100 with vLLM, input/output 1024/128, --max-num-seqs 64: throughput?",
+        r#"{"engine":"vllm","input_tokens":1024,"output_tokens":128,"max_num_seqs":64,"asks_throughput":true} concurrency=None context=Some(1152)"#,
+    );
+    check(
+        "SGLang, ISL 2048 OSL 256, concurrency 32",
+        r#"{"engine":"sglang","input_tokens":2048,"output_tokens":256} concurrency=Some(32) context=Some(2304)"#,
+    );
+}
+
+#[test]
 fn loads_and_targets() {
     check(
         "想用 vLLM 部署 Qwen3-32B，日活 2000 人",
