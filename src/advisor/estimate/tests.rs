@@ -272,6 +272,21 @@ fn variants_price_the_other_recipes() {
     assert!(v
         .iter()
         .any(|&(k, d)| k == Variant::NoCheckpointing && d > 1.0));
+    // The other way round, a saving.
+    let off = with_recipe(t, |r| {
+        r.checkpointing = Some(false);
+        r.attention = Some(Attention::Eager);
+    });
+    let v = variants(&off, off.precision);
+    assert!(
+        v.iter()
+            .any(|&(k, d)| k == Variant::Checkpointing && d < -1.0),
+        "{v:?}"
+    );
+    assert!(
+        v.iter().any(|&(k, d)| k == Variant::Flash && d < 0.0),
+        "{v:?}"
+    );
 }
 
 #[test]
