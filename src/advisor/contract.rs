@@ -96,6 +96,10 @@ pub struct Answer {
     /// called), not for every answer.
     #[serde(rename = "reply", serialize_with = "markdown")]
     pub rendered: Reply,
+    /// A model name the catalog does not know, as the question wrote it (answered as a
+    /// generic size, or asked about): the misses log records it. Not part of the JSON.
+    #[serde(skip)]
+    pub unknown_model: Option<String>,
 }
 
 impl Answer {

@@ -15,7 +15,7 @@ mod memory;
 mod speed;
 mod training;
 
-pub use kv::kv_bytes_per_token;
+pub use kv::{kv_bytes_per_token, kv_sequence_bytes, kv_whole_on_every_card};
 pub use speed::{decode_tokens_per_s, train_hours, DECODE_MBU, TRAINING_MFU};
 pub use training::{lora_params, LORA_RANK};
 
@@ -65,6 +65,8 @@ pub struct Bill {
     /// The allocator's reserve above its allocated peak (reserved − allocated).
     pub reserve: f64,
     pub split: Split,
+    /// Every card holds the whole KV cache under tensor parallelism (MLA).
+    pub kv_whole: bool,
 }
 
 impl Bill {
@@ -85,12 +87,22 @@ impl Bill {
     /// What each of `n` cards needs, CUDA context included (DOMAIN.md §6).
     pub fn per_card(&self, n: u32) -> f64 {
         let n = n.max(1) as f64;
-        let shared = self.weights + self.kv_cache + self.gradients + self.optimizer;
+        let (kv_split, kv_full) = if self.kv_whole {
+            (0.0, self.kv_cache)
+        } else {
+            (self.kv_cache, 0.0)
+        };
+        let shared = self.weights + kv_split + self.gradients + self.optimizer;
         match self.split {
             Split::Tensor => {
-                (shared + self.act_split + self.reserve) / n + self.act_full + CUDA_CONTEXT_GB
+                (shared + self.act_split + self.reserve) / n
+                    + self.act_full
+                    + kv_full
+                    + CUDA_CONTEXT_GB
             }
-            Split::Zero3 => shared / n + self.activations() + self.reserve + CUDA_CONTEXT_GB,
+            Split::Zero3 => {
+                shared / n + kv_full + self.activations() + self.reserve + CUDA_CONTEXT_GB
+            }
             Split::ZeroStage(stage) => {
                 let divided = |part: f64, from: u8| if stage >= from { part / n } else { part };
                 self.weights
@@ -110,23 +122,47 @@ impl Bill {
 pub fn bill(w: &Workload, p: Precision) -> Bill {
     let a = &w.arch;
     if a.diffusion {
-        // Diffusion: all pipeline weights resident plus the denoiser's activations and the
-        // VAE decode at 1024² (catalog figure per model).
-        return Bill {
-            weights: memory::weight_bytes(w, p, None) / GB,
-            kv_cache: 0.0,
-            act_split: 0.0,
-            act_full: a.diffusion_activation_gb,
-            gradients: 0.0,
-            optimizer: 0.0,
-            reserve: 0.0,
-            split: Split::Tensor,
-        };
+        return diffusion_bill(w, p);
     }
     match w.task {
         Task::Inference => memory::inference_bill(w, p),
         Task::Lora | Task::Qlora | Task::Full | Task::Pretrain => training::training_bill(w),
     }
+}
+
+/// Diffusion: the denoising transformer at `p`, the VAE, and the activations of one
+/// 1024² image (or one 480P clip) with its VAE decode (catalog figure per model). When
+/// the catalog names the text encoders, they run first and are then moved to the CPU
+/// (diffusers `enable_model_cpu_offload()`, the mode the FLUX.1 and Wan2.1 model cards
+/// use), so the peak is the larger of the two phases; otherwise all stays resident.
+fn diffusion_bill(w: &Workload, p: Precision) -> Bill {
+    let a = &w.arch;
+    let l = &a.layout;
+    let all = memory::weight_bytes(w, p, None) / GB;
+    // The text encoders' share of `all`, at the bits `memory::weight_bytes` gave them.
+    let encoders = l.text_encoder_b * memory::diffusion_encoder_bits(p) / 8.0;
+    let denoise = all - encoders;
+    let weights = if encoders > 0.0 {
+        denoise.max(encoders - a.diffusion_activation_gb)
+    } else {
+        all
+    };
+    Bill {
+        weights,
+        kv_cache: 0.0,
+        act_split: 0.0,
+        act_full: a.diffusion_activation_gb,
+        gradients: 0.0,
+        optimizer: 0.0,
+        reserve: 0.0,
+        split: Split::Tensor,
+        kv_whole: false,
+    }
+}
+
+/// Whether a diffusion model's text encoders are offloaded between uses in its bill.
+pub fn diffusion_offloads_encoders(w: &Workload) -> bool {
+    w.arch.diffusion && w.arch.layout.text_encoder_b > 0.0
 }
 
 /// A recipe the customer may run instead of the one assumed.

@@ -10,6 +10,7 @@ mod entities;
 mod recipe;
 mod slots;
 mod topics;
+mod unknown;
 
 use super::catalog::Catalog;
 use super::lexicon::{normalize, Cue, Lexicon};
@@ -61,6 +62,8 @@ pub struct Parsed {
     pub modifiers: bool,
     /// Written as a question (ends with ? / 吗 / 呢).
     pub question: bool,
+    /// A model name the catalog does not know, as written.
+    pub unknown_model: Option<String>,
 }
 
 impl Parsed {
@@ -121,6 +124,7 @@ impl Parser {
 
         let blanked = self.entities.cards(lex, &scan, &text, a);
         a.model = self.entities.model(&text);
+        p.unknown_model = unknown::not_in_catalog(&text, &raw[..cut], a);
         p.invalid = slots::size(lex, blanked, a);
         let native = slots::task_and_precision(lex, &scan, &text, a);
         p.invalid = slots::numbers(lex, &scan, &text, usd_cny, a, p.invalid.take());

@@ -219,6 +219,28 @@ pub struct Arch {
     pub kv_copies: f64,
     pub diffusion: bool,
     pub diffusion_activation_gb: f64,
+    pub layout: Layout,
+}
+
+/// What the newer architectures add to a plain decoder (all zero for one): attention
+/// layers capped at a window, linear-attention layers, the native expert format, and a
+/// diffusion pipeline's parts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Layout {
+    pub sliding_layers: f64,
+    pub sliding_window: f64,
+    pub linear_layers: f64,
+    /// Recurrent state of all linear-attention layers for one sequence, bytes.
+    pub linear_state_bytes: f64,
+    /// Cross-attention layers and the image K/V they hold per sequence, bytes.
+    pub cross_layers: f64,
+    pub cross_state_bytes: f64,
+    pub expert_params_b: f64,
+    /// The routed experts ship in MXFP4 (gpt-oss), the rest in BF16.
+    pub mxfp4_experts: bool,
+    pub text_encoder_b: f64,
+    pub vae_b: f64,
+    pub vision_params_b: f64,
 }
 
 impl Arch {
@@ -239,6 +261,19 @@ impl Arch {
             kv_copies: m.kv_copies.max(1) as f64,
             diffusion: m.kind == ModelKind::Diffusion,
             diffusion_activation_gb: m.diffusion_activation_gb,
+            layout: Layout {
+                sliding_layers: m.sliding_layers as f64,
+                sliding_window: m.sliding_window as f64,
+                linear_layers: m.linear_layers as f64,
+                linear_state_bytes: m.linear_state_mb * 1e6,
+                cross_layers: m.cross_layers as f64,
+                cross_state_bytes: m.cross_state_mb * 1e6,
+                expert_params_b: m.expert_params_b,
+                mxfp4_experts: m.native_precision == "mxfp4",
+                text_encoder_b: m.text_encoder_b,
+                vae_b: m.vae_b,
+                vision_params_b: m.vision_params_b,
+            },
         }
     }
 
@@ -309,6 +344,7 @@ impl Arch {
             kv_copies: 1.0,
             diffusion: false,
             diffusion_activation_gb: 0.0,
+            layout: Layout::default(),
         }
     }
 
@@ -319,6 +355,14 @@ impl Arch {
         }
         let n = self.vocab * self.hidden * if self.tied { 1.0 } else { 2.0 };
         n.min(self.params_b * 1e9 * 0.5)
+    }
+}
+
+/// The precision a model's native format reports: MXFP4 experts are 4-bit weights.
+pub fn native_precision(id: &str) -> Option<Precision> {
+    match id {
+        "mxfp4" => Some(Precision::Int4),
+        _ => Precision::from_id(id),
     }
 }
 
@@ -368,7 +412,7 @@ impl Workload {
             task
         };
         let native = model
-            .and_then(|m| Precision::from_id(&m.native_precision))
+            .and_then(|m| native_precision(&m.native_precision))
             .unwrap_or(Precision::Bf16);
         let precision = match task {
             Task::Qlora => Precision::Int4,

@@ -2,7 +2,7 @@
 //! scales, embeddings 16-bit) and the prefill peak of activations (DOMAIN.md §7).
 //! Formulas only: which precision a job runs at is the caller's choice.
 
-use super::kv::kv_bytes_per_token;
+use super::kv::{kv_sequence_bytes, kv_whole_on_every_card};
 use super::{Bill, Split, ALLOCATOR_RESERVE, GB};
 use crate::advisor::workload::{Attention, Framework, Logits, Precision, QuantLib, Workload};
 
@@ -12,6 +12,9 @@ const INT4_BITS: f64 = 4.16;
 const INT8_BITS: f64 = 8.2;
 /// bitsandbytes NF4 with double quantization: 4 + 0.127 bits (QLoRA paper, §3).
 pub(super) const NF4_BITS: f64 = 4.127;
+/// OCP Microscaling FP4: 4-bit E2M1 elements plus one 8-bit E8M0 scale per block of 32
+/// (OCP MX spec v1.0 §5) = 4.25 bits per weight.
+const MXFP4_BITS: f64 = 4.25;
 /// FP8 with per-block (128×128) scales: the scales add < 0.01 bits.
 const FP8_BITS: f64 = 8.0;
 /// Hidden-size tensors live per prompt token during prefill besides the three
@@ -77,6 +80,15 @@ fn library_bits(w: &Workload, p: Precision) -> Option<(f64, bool)> {
     })
 }
 
+/// Bits per weight of a diffusion pipeline's text encoders at precision `p`: 16-bit
+/// unless the checkpoint quantizes them with the transformer (INT8/INT4), or FP32.
+pub(super) fn diffusion_encoder_bits(p: Precision) -> f64 {
+    match p {
+        Precision::Fp32 | Precision::Int8 | Precision::Int4 => bits_for(p),
+        _ => 16.0,
+    }
+}
+
 /// Weight memory: block linears at the format's bits, embeddings and lm_head 16-bit
 /// (DOMAIN.md §7) unless the library quantises the head too (GGUF quantises the
 /// embeddings as well); MoE keeps every expert resident, so total parameters count.
@@ -90,6 +102,26 @@ pub(super) fn weight_bytes(w: &Workload, p: Precision, bits_override: Option<f64
     let bits = bits_override
         .or(lib.map(|(b, _)| b))
         .unwrap_or_else(|| bits_for(p));
+    let l = &a.layout;
+    if l.mxfp4_experts && p == Precision::Int4 && bits_override.is_none() && lib.is_none() {
+        // The native format: routed experts in MXFP4, attention, router, embeddings and
+        // lm_head BF16 (gpt-oss config.json quantization_config.modules_to_not_convert).
+        let experts = l.expert_params_b * 1e9;
+        return experts * MXFP4_BITS / 8.0 + (total - experts) * 2.0;
+    }
+    if a.diffusion && bits < 16.0 {
+        // Quantized diffusion: FP8 casts the transformer only (diffusers' layerwise
+        // casting); the 8- and 4-bit bitsandbytes checkpoints the vendors publish quantize
+        // the text encoders too ("quantized text-encoder and DiT. VAE still in bf16":
+        // diffusers/FLUX.2-dev-bnb-4bit; hf-internal-testing/flux.1-dev-int8-pkg). The
+        // VAE stays 16-bit.
+        let rest = if p == Precision::Fp8 {
+            (l.text_encoder_b + l.vae_b) * 1e9
+        } else {
+            l.vae_b * 1e9
+        };
+        return (total - rest) * bits / 8.0 + rest * 2.0;
+    }
     if bits >= 16.0 {
         return total * bits / 8.0;
     }
@@ -152,7 +184,7 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
     let a = &w.arch;
     let ctx = w.context as f64;
     let conc = w.concurrency as f64;
-    let kv = kv_bytes_per_token(w) * ctx * conc;
+    let kv = kv_sequence_bytes(w, ctx) * conc;
     // Peak at the end of prefill: the prompt's live activations (three
     // intermediate-size tensors of a SwiGLU MLP and a few hidden-size ones per
     // token); FlashAttention/SDPA leave no context² term (DOMAIN.md §7).
@@ -214,5 +246,6 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
         optimizer: 0.0,
         reserve: ALLOCATOR_RESERVE * (scores + prompt_logits) / GB,
         split: Split::Tensor,
+        kv_whole: kv_whole_on_every_card(w),
     }
 }

@@ -143,6 +143,56 @@ fn the_measured_memory_table() {
     );
 }
 
+/// gpt-oss ships its routed experts in MXFP4 (4.25 bits) and the rest in BF16: about
+/// 65 GB for the 120B, which OpenAI's model card runs on one 80 GB card, and within
+/// 16 GB for the 20B. Asked in BF16, every weight is 16-bit.
+#[test]
+fn native_mxfp4_experts_keep_attention_in_bf16() {
+    let w = workload("gpt-oss-120b", Task::Inference, None);
+    assert_eq!(w.precision, Precision::Int4);
+    let b = bill(&w, w.precision);
+    let l = &w.arch.layout;
+    let want = l.expert_params_b * 4.25 / 8.0 + (w.arch.params_b - l.expert_params_b) * 2.0;
+    assert!((b.weights - want).abs() < 1e-9, "{} vs {want}", b.weights);
+    assert!(b.per_card(1) <= 0.95 * 80.0, "{}", b.per_card(1));
+    let small = workload("gpt-oss-20b", Task::Inference, None);
+    assert!(bill(&small, small.precision).per_card(1) <= 16.0);
+    let bf16 = workload("gpt-oss-120b", Task::Inference, Some(Precision::Bf16));
+    assert!((bill(&bf16, bf16.precision).weights - 2.0 * w.arch.params_b).abs() < 1e-9);
+}
+
+/// A diffusion pipeline's text encoders run first and are then offloaded: the peak is
+/// the transformer phase unless the encoders alone are larger. FP8 casts the transformer
+/// only. Wan2.1-T2V-1.3B fits a 4090 as its README says; FLUX.1-dev does in FP8.
+#[test]
+fn diffusion_peaks_at_the_larger_phase() {
+    let flux = workload("flux.1-dev", Task::Inference, None);
+    let l = &flux.arch.layout;
+    let denoiser = flux.arch.params_b - l.text_encoder_b - l.vae_b;
+    let b = bill(&flux, Precision::Bf16);
+    assert!((b.weights - (denoiser + l.vae_b) * 2.0).abs() < 1e-9);
+    let fp8 = bill(&flux, Precision::Fp8);
+    assert!((fp8.weights - (denoiser + 2.0 * l.vae_b)).abs() < 1e-9);
+    assert!(fp8.per_card(1) * 1.2 <= 24.0, "{}", fp8.per_card(1));
+    assert!(b.per_card(1) > 0.95 * 24.0);
+    let wan = workload("wan2.1-t2v-1.3b", Task::Inference, None);
+    let wb = bill(&wan, wan.precision);
+    // The umT5 phase (11.4 GB) is the larger one here.
+    assert!((wb.framework_total() - wan.arch.layout.text_encoder_b * 2.0).abs() < 1e-9);
+    assert!(wb.per_card(1) * 1.2 <= 24.0);
+}
+
+/// MLA's latent is on every tensor-parallel card; GQA's KV heads divide.
+#[test]
+fn mla_kv_does_not_divide_over_cards() {
+    let mut w = workload("deepseek-v3", Task::Inference, None);
+    w.concurrency = 64;
+    let b = bill(&w, w.precision);
+    assert!(b.kv_whole);
+    let split = b.per_card(8) - (b.weights + b.act_split + b.reserve) / 8.0 - b.act_full;
+    assert!((split - b.kv_cache - CUDA_CONTEXT_GB).abs() < 1e-9);
+}
+
 /// `tests/data/measured-2.jsonl` (DeepSeek-LLM, optimum GPTQ, ms-swift, Lit-GPT, each
 /// with its recipe): median ≤ 8 %, worst ≤ 35 %.
 #[test]

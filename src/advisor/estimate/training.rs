@@ -130,6 +130,7 @@ pub(super) fn training_bill(w: &Workload) -> Bill {
                 optimizer: adapters * adapter_opt / GB,
                 reserve: 0.0,
                 split: split(w),
+                kv_whole: false,
             }
         }
         _ => {
@@ -156,6 +157,7 @@ pub(super) fn training_bill(w: &Workload) -> Bill {
                 optimizer: n * opt / GB,
                 reserve: 0.0,
                 split: split(w),
+                kv_whole: false,
             }
         }
     }

@@ -137,11 +137,44 @@ impl Entities {
         let re = self.model_re.as_ref()?;
         for m in re.find_iter(&squeezed) {
             let after = squeezed[m.end()..].chars().next();
-            if after.is_some_and(|c| c.is_ascii_digit()) {
+            // "qwen3" is not "qwen3.5"; but a name ending in its size may be followed by
+            // a separate number ("gpt-oss-20b 16G", "GLM-4.5 8张").
+            let ends_in_digit = m.as_str().ends_with(|c: char| c.is_ascii_digit());
+            if ends_in_digit
+                && after.is_some_and(|c| c.is_ascii_digit())
+                && !spaced_after(text, m.as_str())
+            {
                 continue;
             }
             return self.model_by_alias.get(m.as_str()).cloned();
         }
         None
     }
+}
+
+/// Whether the first place `text` spells `alias` (ignoring case, spaces, `-`, `_`, `.`)
+/// is followed by whitespace before the next letter or digit.
+fn spaced_after(text: &str, alias: &str) -> bool {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    for start in 0..chars.len() {
+        let mut want = alias.chars().peekable();
+        let mut i = start;
+        while i < chars.len() && want.peek().is_some() {
+            let c = chars[i].1;
+            if matches!(c, ' ' | '-' | '_' | '.' | '\u{3000}') && i > start {
+                i += 1;
+                continue;
+            }
+            let lower = c.to_lowercase().next().unwrap_or(c);
+            if Some(&lower) != want.peek() {
+                break;
+            }
+            want.next();
+            i += 1;
+        }
+        if want.peek().is_none() {
+            return chars.get(i).is_some_and(|(_, c)| c.is_whitespace());
+        }
+    }
+    false
 }
