@@ -26,10 +26,11 @@ const REPLY_TOKENS: f64 = 2048.0;
 /// (vLLM `max_num_batched_tokens`-style budget; HF generate prefills the whole batch).
 const PREFILL_TOKEN_BUDGET: f64 = 32768.0;
 /// Eager attention materialises one layer's scores, batch × heads × prompt², at a time:
-/// transformers' `eager_attention_forward` (modeling_llama.py) softmaxes them in FP32
-/// (`softmax(..., dtype=torch.float32)`) beside the 16-bit scores. Bytes per score held at
-/// the peak (fitted over the DeepSeek-LLM grid and optimum's batches: 4, the FP32 copy).
-pub(super) const EAGER_SCORE_BYTES: f64 = 4.0;
+/// transformers' eager attention (modeling_llama.py) softmaxes them in FP32
+/// (`softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)`), AutoAWQ's
+/// fused attention likewise (`softmax(scores.float())`): the 16-bit scores, their FP32
+/// softmax and its 16-bit copy, 2 + 4 + 2 bytes per score at the peak.
+pub(super) const EAGER_SCORE_BYTES: f64 = 8.0;
 /// Logits for every prompt token, upcast to FP32 (`logits = logits.float()` in
 /// transformers' modeling_llama.py before 4.45) and still held by `generate`'s `outputs`
 /// while the first decoding step runs.
@@ -191,9 +192,19 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
     // intermediate-size tensors of a SwiGLU MLP and a few hidden-size ones per
     // token); FlashAttention/SDPA leave no context² term (DOMAIN.md §7).
     let prompt_one = (ctx - REPLY_TOKENS).max(ctx / 2.0);
-    let prompt = (prompt_one * conc).min(PREFILL_TOKEN_BUDGET.max(prompt_one));
-    // The recipe's terms take the whole context as the prompt of every sequence: a
-    // question's context bounds its prompt, and an estimate must not fall short.
+    // transformers' `generate` (and AutoAWQ's, which runs under it) prefills the whole
+    // batch at once: no serving engine's budget applies.
+    let whole_batch = matches!(
+        w.recipe.framework,
+        Some(Framework::Transformers | Framework::Autoawq)
+    );
+    let prompt = if whole_batch {
+        prompt_one * conc
+    } else {
+        (prompt_one * conc).min(PREFILL_TOKEN_BUDGET.max(prompt_one))
+    };
+    // The recipe's prefill terms (eager scores, whole-prompt logits) are of the prompt, the
+    // context less its reply as above; the tuple cache's second copy is of the context.
     let recipe = &w.recipe;
     // transformers ≤ 4.35 (tuple caches): the previous step's cache is still held while
     // each layer's `torch.cat` builds the next, so the cache is there twice at the end of
@@ -204,18 +215,30 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
         0.0
     };
     let (last_logits, prompt_logits) = match recipe.logits() {
-        Logits::Full => (0.0, conc * ctx * a.vocab * FULL_LOGIT_BYTES),
+        Logits::Full => (0.0, conc * prompt_one * a.vocab * FULL_LOGIT_BYTES),
         // Logits of the last token per sequence, FP32.
         Logits::Last => (conc * a.vocab * 4.0, 0.0),
     };
-    let scores = eager_scores(w, conc, ctx);
+    let scores = eager_scores(w, conc, prompt_one);
     let prompt_acts = prompt * 3.0 * a.intermediate * 2.0;
-    // The peak is the larger of two moments: the prefill, holding the prompt's
-    // activations with one layer's eager scores or the 16-bit logits and their FP32 copy
-    // (6 bytes for 4), and the first decoding step, holding the FP32 prompt logits and the
-    // second cache of a tuple-cache release.
-    let moments = (prompt_acts + scores.max(prompt_logits * 1.5)).max(tuple_kv + prompt_logits);
-    let split = (dequant_workspace(w, p) + moments).max(quantise_on_load(w, p));
+    // The peak is the largest of the moments that do not overlap: within a layer of the
+    // prefill, its attention scores, then its MLP's activations; after the last layer the
+    // 16-bit logits and their FP32 copy (6 bytes for 4); and the first decoding step,
+    // holding the FP32 prompt logits and the second cache of a tuple-cache release.
+    let moments = prompt_acts
+        .max(scores)
+        .max(prompt_logits * 1.5)
+        .max(tuple_kv + prompt_logits);
+    // LLM.int8 multiplies the prompt's int8 rows into an int32 accumulator before
+    // dequantising it (bitsandbytes `int8_linear_matmul` then `int8_mm_dequant`): 4 bytes
+    // per prompt token of the widest output, beside its 16-bit result.
+    let int8_accumulator = if p == Precision::Int8 && w.recipe.quant_lib == Some(QuantLib::BnbInt8)
+    {
+        prompt * a.intermediate * 4.0
+    } else {
+        0.0
+    };
+    let split = (dequant_workspace(w, p) + int8_accumulator + moments).max(quantise_on_load(w, p));
     let full = prompt * PREFILL_HIDDEN_TENSORS * a.hidden * 2.0 + last_logits;
     Bill {
         weights: weight_bytes(w, p, None) / GB,

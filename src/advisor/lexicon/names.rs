@@ -108,6 +108,7 @@ names! {
         RecipeFrameworkUnsloth = "recipe.framework.unsloth",
         RecipeFrameworkDeepspeed = "recipe.framework.deepspeed",
         RecipeZeroStage = "recipe.zero_stage",
+        RecipeFrameworkAutoawq = "recipe.framework.autoawq",
     }
 }
 

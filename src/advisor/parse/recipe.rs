@@ -62,6 +62,7 @@ pub fn read(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) -> bool {
     });
     // The more specific tool first: "LLaMA-Factory + DeepSpeed" is LLaMA-Factory's recipe.
     let framework = first(&[
+        (Slot::RecipeFrameworkAutoawq, 8),
         (Slot::RecipeFrameworkLitgpt, 0),
         (Slot::RecipeFrameworkTorchtune, 1),
         (Slot::RecipeFrameworkMsSwift, 2),
@@ -81,6 +82,7 @@ pub fn read(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) -> bool {
             Framework::Peft,
             Framework::Transformers,
             Framework::Deepspeed,
+            Framework::Autoawq,
         ][v as usize]
     });
     // LoRA ranks are powers of two in every recipe; 1–1024 is the sensible range.
@@ -146,6 +148,10 @@ mod tests {
         check(
             "不开 FlashAttention 时 32k 上下文要多少显存，logits 只算最后一个 token 的 logits",
             r#"{"attention":"eager","logits":"last"}"#,
+        );
+        check(
+            "Mistral-7B AWQ 推理，并发 8，上下文 4k，AutoAWQ",
+            r#"{"quant_lib":"awq","framework":"autoawq"}"#,
         );
         check("Qwen2.5-7B 推理用什么卡", "{}");
     }

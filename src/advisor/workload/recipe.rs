@@ -69,6 +69,8 @@ pub enum Framework {
     Litgpt,
     Unsloth,
     Deepspeed,
+    /// AutoAWQ's own fused modules (`fuse_layers=True`).
+    Autoawq,
 }
 
 impl Framework {
@@ -82,6 +84,7 @@ impl Framework {
             Framework::Litgpt => "LitGPT",
             Framework::Unsloth => "Unsloth",
             Framework::Deepspeed => "DeepSpeed",
+            Framework::Autoawq => "AutoAWQ",
         }
     }
 }
@@ -127,9 +130,15 @@ impl Recipe {
         }
     }
 
-    /// The attention kernel: FlashAttention/SDPA unless eager is said (DOMAIN.md §7).
+    /// The attention kernel: FlashAttention/SDPA unless eager is said (DOMAIN.md §7), or
+    /// AutoAWQ is named: its fused attention (awq/modules/fused/attn.py,
+    /// `QuantAttentionFused`) computes the prompt's scores with `torch.matmul` and
+    /// `softmax(scores.float())`, the eager way.
     pub fn attention(&self) -> Attention {
-        self.attention.unwrap_or(Attention::Flash)
+        self.attention.unwrap_or(match self.framework {
+            Some(Framework::Autoawq) => Attention::Eager,
+            _ => Attention::Flash,
+        })
     }
 
     /// Activation checkpointing in training: on unless said off (CONTRACT.md §2).
@@ -144,11 +153,15 @@ impl Recipe {
     /// `return_last_logit`) are measured at contexts where whole-prompt logits could not
     /// fit, so the default stays the last token.
     pub fn logits(&self) -> Logits {
-        self.logits.unwrap_or(if self.tuple_cache() {
-            Logits::Full
-        } else {
-            Logits::Last
-        })
+        // AutoAWQ's fused models run under transformers' `generate` of its releases
+        // (4.35–4.44), which computed every prompt token's logits.
+        self.logits.unwrap_or(
+            if self.tuple_cache() || self.framework == Some(Framework::Autoawq) {
+                Logits::Full
+            } else {
+                Logits::Last
+            },
+        )
     }
 
     /// HF transformers with eager attention: the releases where eager was the default
