@@ -7,11 +7,12 @@
 //! `topics` the knowledge topics touched.
 
 mod entities;
+mod normalise;
 mod slots;
 mod topics;
 
 use super::catalog::Catalog;
-use super::lexicon::{normalize, Cue, Lexicon};
+use super::lexicon::{Cue, Lexicon};
 use super::workload::{Asked, Task};
 use entities::Entities;
 use topics::Triggers;
@@ -93,23 +94,17 @@ impl Parser {
 
     /// Parses one question.
     pub fn parse(&self, raw: &str, usd_cny: f64) -> Parsed {
-        let mut cut = raw.len().min(MAX_QUESTION_BYTES);
-        while !raw.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let text = normalize(&raw[..cut]);
+        let text = normalise::question(&self.lex, raw);
         let mut p = Parsed {
             empty: text.is_empty(),
             ..Parsed::default()
         };
-        p.lang = detect_lang(&text);
+        p.lang = normalise::lang(&text);
         if p.empty {
             return p;
         }
         let lex = &self.lex;
-        p.question = text
-            .trim_end_matches(['.', '。', '!', '！', ' '])
-            .ends_with(['?', '？', '吗', '呢', '么']);
+        p.question = normalise::is_question(&text);
         let scan = lex.scan(&text);
         for &cue in Cue::ALL {
             if lex.has_in(&scan, cue) {
@@ -149,19 +144,6 @@ impl Parser {
             || a.gpu_count.is_some();
         p.topics = self.triggers.topics(&text);
         p
-    }
-}
-
-fn detect_lang(text: &str) -> Option<Lang> {
-    if text
-        .chars()
-        .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c) || ('\u{3400}'..='\u{4dbf}').contains(&c))
-    {
-        Some(Lang::Zh)
-    } else if text.chars().any(|c| c.is_ascii_alphabetic()) {
-        Some(Lang::En)
-    } else {
-        None
     }
 }
 
