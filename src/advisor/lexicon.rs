@@ -139,6 +139,36 @@ impl Default for Lexicon {
 pub struct Scan(Vec<bool>);
 
 impl Entry {
+    /// Every match of every pattern that yields a value, by pattern then position.
+    fn all(&self, text: &str, k_binary: bool) -> Vec<Found> {
+        let mut out = Vec::new();
+        for re in &self.patterns {
+            if !re.is_match(text) {
+                continue;
+            }
+            for c in re.captures_iter(text) {
+                let m = c.get(0).expect("group 0");
+                if m.as_str().is_empty() {
+                    continue;
+                }
+                let value = match (c.name("n"), self.value) {
+                    (Some(n), _) => parse_number(n.as_str(), k_binary),
+                    (None, Some(v)) => Some(v),
+                    (None, None) => Some(1.0),
+                };
+                if let Some(value) = value {
+                    out.push(Found {
+                        value,
+                        start: m.start(),
+                        end: m.end(),
+                        before: text[..m.start()].chars().next_back(),
+                    });
+                }
+            }
+        }
+        out
+    }
+
     /// The first match of any pattern that yields a value: its value and span.
     fn find(&self, text: &str, k_binary: bool) -> Option<Found> {
         for re in &self.patterns {
@@ -336,6 +366,15 @@ impl Lexicon {
     /// As [`find`](Self::find), reading `k` as 1024 (token counts) when `k_binary`.
     pub fn find_with(&self, name: impl Name, text: &str, k_binary: bool) -> Option<Found> {
         self.entry(name).find(text, k_binary)
+    }
+
+    /// Every match of a cue or slot (by pattern, then position), when the scan found it.
+    pub fn all_in(&self, scan: &Scan, name: impl Name, text: &str, k_binary: bool) -> Vec<Found> {
+        if self.has_in(scan, name) {
+            self.entry(name).all(text, k_binary)
+        } else {
+            Vec::new()
+        }
     }
 
     /// Whether a cue (or a slot without a number) is present.

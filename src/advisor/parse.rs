@@ -12,7 +12,7 @@ mod slots;
 mod topics;
 
 use super::catalog::Catalog;
-use super::lexicon::{Cue, Lexicon};
+use super::lexicon::{Cue, Lexicon, Slot};
 use super::workload::{Asked, Task};
 use entities::Entities;
 use topics::Triggers;
@@ -23,6 +23,8 @@ pub const MAX_QUESTION_BYTES: usize = 2000;
 /// Sizes beyond this are absurd for a rental question (the largest public models are
 /// ~2T parameters).
 pub const MAX_PARAMS_B: f64 = 10_000.0;
+/// "训练/train" on this many tokens or more is pretraining (DOMAIN.md §6).
+pub const PRETRAIN_TOKENS: f64 = 100e9;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lang {
@@ -115,9 +117,17 @@ impl Parser {
 
         let blanked = self.entities.cards(lex, &scan, &text, a);
         a.model = self.entities.model(&text);
-        p.invalid = slots::size(lex, blanked, a);
+        p.invalid = slots::size(lex, blanked.clone(), a);
         let native = slots::task_and_precision(lex, &scan, &text, a);
-        p.invalid = slots::numbers(lex, &scan, &text, usd_cny, a, p.invalid.take());
+        p.invalid = slots::numbers(lex, &scan, &text, &blanked, usd_cny, a, p.invalid.take());
+        // Training on a data size of 100B tokens or more is pretraining (DOMAIN.md §6),
+        // unless the question said how it trains (LoRA, fine-tuning, full fine-tuning).
+        if a.task == Some(Task::Full)
+            && !lex.has_in(&scan, Slot::TaskFull)
+            && a.train_tokens.is_some_and(|t| t >= PRETRAIN_TOKENS)
+        {
+            a.task = Some(Task::Pretrain);
+        }
         a.annual = p.cues.contains(&Cue::Annual);
         a.domestic = p.cues.contains(&Cue::Domestic);
         if native && a.precision.is_some_and(|p| p.is_quantized()) {

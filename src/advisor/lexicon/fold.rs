@@ -24,13 +24,30 @@ pub(super) struct RawTypo {
     to: String,
 }
 
+/// "2万3", "9 万 6", "3千5": a digit right after 万/千 counts in the next lower unit;
+/// written as the decimal the number readers know ("2.3万"). Not before another digit, a
+/// decimal point or a count word ("1万 5 张卡" keeps its five cards).
+const TAIL_DIGIT: &str = r"([0-9])\s*(万|千)\s*([1-9])(\s*)([^\s0-9.个张台块卡月年天小位路人k]|$)";
+
 /// The compiled folding tables.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Fold {
     chars: HashMap<char, char>,
+    tail_digit: regex::Regex,
     /// Typos, longest first; `None` when there are none.
     words: Option<aho_corasick::AhoCorasick>,
     word_to: Vec<String>,
+}
+
+impl Default for Fold {
+    fn default() -> Fold {
+        Fold {
+            chars: HashMap::new(),
+            tail_digit: regex::Regex::new(TAIL_DIGIT).expect("a fixed pattern"),
+            words: None,
+            word_to: Vec::new(),
+        }
+    }
 }
 
 impl Fold {
@@ -122,9 +139,16 @@ impl Fold {
                 .map(|c| self.chars.get(&c).copied().unwrap_or(c))
                 .collect()
         };
-        match &self.words {
+        let text = match &self.words {
             Some(ac) if ac.is_match(&text) => ac.replace_all(&text, &self.word_to),
             _ => text,
+        };
+        if text.contains(['万', '千']) && self.tail_digit.is_match(&text) {
+            self.tail_digit
+                .replace_all(&text, "$1.$3$2$4$5")
+                .into_owned()
+        } else {
+            text
         }
     }
 }

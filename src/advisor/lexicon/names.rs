@@ -75,6 +75,8 @@ names! {
         Months = "months",
         MonthsHalf = "months.half",
         Years = "years",
+        PeriodYear = "period.year",
+        PeriodMonth = "period.month",
         TrainTokens = "train_tokens",
         TrainTokensBillion = "train_tokens.billion",
         CardCount = "card_count",

@@ -60,6 +60,15 @@ mod tests {
     }
 
     #[test]
+    fn a_digit_after_wan_counts_in_thousands() {
+        check("2万3 的预算", "2.3万 的预算");
+        check("全年 9 万 6 的预算", "全年 9.6万 的预算");
+        check("3千5", "3.5千");
+        check("1万 5 张卡", "1万 5 张卡");
+        check("1万5000", "1万5000");
+    }
+
+    #[test]
     fn a_long_question_is_cut_at_a_char_boundary() {
         let long = "显".repeat(MAX_QUESTION_BYTES);
         assert!(question(&lexicon(), &long).len() <= MAX_QUESTION_BYTES);
