@@ -76,6 +76,7 @@ names! {
         MonthsHalf = "months.half",
         Years = "years",
         PeriodYear = "period.year",
+        PeriodQuarter = "period.quarter",
         PeriodMonth = "period.month",
         TrainTokens = "train_tokens",
         TrainTokensBillion = "train_tokens.billion",

@@ -239,14 +239,17 @@ fn money(
             })
             .min_by_key(|(d, _)| *d)
     };
-    let year = period(Slot::PeriodYear);
-    let month = period(Slot::PeriodMonth);
+    // The nearest period word decides (a month on a tie); none is a month.
     let value = f.value * rate;
-    match (year, month) {
-        (Some((dy, y)), m) if m.is_none_or(|(dm, _)| dy < dm) => {
-            Some((value / 12.0, Some((y.start, y.end))))
-        }
-        (_, Some((_, m))) => Some((value, Some((m.start, m.end)))),
-        _ => Some((value, None)),
-    }
+    [
+        (Slot::PeriodMonth, 1.0),
+        (Slot::PeriodQuarter, 3.0),
+        (Slot::PeriodYear, 12.0),
+    ]
+    .into_iter()
+    .filter_map(|(slot, months)| period(slot).map(|(d, p)| (d, months, p)))
+    .min_by(|a, b| a.0.cmp(&b.0))
+    .map_or(Some((value, None)), |(_, months, p)| {
+        Some((value / months, Some((p.start, p.end))))
+    })
 }
