@@ -3,10 +3,14 @@
 //! `Parser::new`; parsing allocates only the normalised copy of the question. It reads;
 //! it does not decide the intent or fill defaults (`intent` and `workload` do).
 //!
-//! `entities` reads card and model names, `slots` the task, precision and numbers,
-//! `topics` the knowledge topics touched.
+//! The steps, in order: `normalise` (one folded copy of the question), `entities` (card
+//! names with their counts, declined cards), `models` (model names with their qualifiers),
+//! `slots` (task, precision and every number, each number in one slot), `topics` (the
+//! knowledge topics, scored against their example questions). The intent is decided
+//! from the cues and these by `intent`.
 
 mod entities;
+mod models;
 mod normalise;
 mod slots;
 mod topics;
@@ -14,7 +18,8 @@ mod topics;
 use super::catalog::Catalog;
 use super::lexicon::{Cue, Lexicon, Slot};
 use super::workload::{Asked, Task};
-use entities::Entities;
+use entities::{CardFacts, Entities};
+use models::Models;
 use topics::Triggers;
 
 /// Questions longer than this many bytes are cut (at a char boundary) before parsing:
@@ -63,6 +68,8 @@ pub struct Parsed {
     pub modifiers: bool,
     /// Written as a question (ends with ? / 吗 / 呢).
     pub question: bool,
+    /// A count was written next to a card ("2 张 A100 80G"): the customer's cards.
+    pub count_at_card: bool,
 }
 
 impl Parsed {
@@ -78,6 +85,7 @@ impl Parsed {
 pub struct Parser {
     lex: Lexicon,
     entities: Entities,
+    models: Models,
     triggers: Triggers,
 }
 
@@ -86,6 +94,7 @@ impl Parser {
         Parser {
             lex,
             entities: Entities::new(cat),
+            models: Models::new(cat),
             triggers: Triggers::new(cat),
         }
     }
@@ -115,8 +124,10 @@ impl Parser {
         }
         let a = &mut p.asked;
 
-        let blanked = self.entities.cards(lex, &scan, &text, a);
-        a.model = self.entities.model(&text);
+        let mut facts = CardFacts::default();
+        let blanked = self.entities.cards(lex, &scan, &text, a, &mut facts);
+        p.count_at_card = facts.count_at_card;
+        a.model = self.models.model(lex, &scan, &text);
         p.invalid = slots::size(lex, blanked.clone(), a);
         let native = slots::task_and_precision(lex, &scan, &text, a);
         p.invalid = slots::numbers(lex, &scan, &text, &blanked, usd_cny, a, p.invalid.take());

@@ -27,13 +27,18 @@ pub(super) struct RawTypo {
 /// "2万3", "9 万 6", "3千5": a digit right after 万/千 counts in the next lower unit;
 /// written as the decimal the number readers know ("2.3万"). Not before another digit, a
 /// decimal point or a count word ("1万 5 张卡" keeps its five cards).
-const TAIL_DIGIT: &str = r"([0-9])\s*(万|千)\s*([1-9])(\s*)([^\s0-9.个张台块卡月年天小位路人k]|$)";
+const TAIL_DIGIT: &str = r"([0-9])\s*(万|千)\s*([1-9一二两三四五六七八九])(\s*)([^\s0-9.一二两三四五六七八九十百个张台块卡月年天小位路人k]|$)";
+
+/// "两千五一个月": the 一 of 一个月/一年 after a colloquial numeral is the period's, not a
+/// digit of the amount; a space keeps them apart.
+const PERIOD_ONE: &str = r"([千百万亿][一二两三四五六七八九])(一(?:个月|年|个季度))";
 
 /// The compiled folding tables.
 #[derive(Debug)]
 pub struct Fold {
     chars: HashMap<char, char>,
     tail_digit: regex::Regex,
+    period_one: regex::Regex,
     /// Typos, longest first; `None` when there are none.
     words: Option<aho_corasick::AhoCorasick>,
     word_to: Vec<String>,
@@ -44,6 +49,7 @@ impl Default for Fold {
         Fold {
             chars: HashMap::new(),
             tail_digit: regex::Regex::new(TAIL_DIGIT).expect("a fixed pattern"),
+            period_one: regex::Regex::new(PERIOD_ONE).expect("a fixed pattern"),
             words: None,
             word_to: Vec::new(),
         }
@@ -143,12 +149,33 @@ impl Fold {
             Some(ac) if ac.is_match(&text) => ac.replace_all(&text, &self.word_to),
             _ => text,
         };
-        if text.contains(['万', '千']) && self.tail_digit.is_match(&text) {
-            self.tail_digit
-                .replace_all(&text, "$1.$3$2$4$5")
-                .into_owned()
+        if !text.contains(['万', '千', '百', '亿']) {
+            return text;
+        }
+        let text = if self.period_one.is_match(&text) {
+            self.period_one.replace_all(&text, "$1 $2").into_owned()
         } else {
             text
+        };
+        if !self.tail_digit.is_match(&text) {
+            return text;
         }
+        self.tail_digit
+            .replace_all(&text, |c: &regex::Captures<'_>| {
+                let d = c[3].chars().next().map_or(0, |d| match d {
+                    '0'..='9' => d as u32 - '0' as u32,
+                    '一' => 1,
+                    '二' | '两' => 2,
+                    '三' => 3,
+                    '四' => 4,
+                    '五' => 5,
+                    '六' => 6,
+                    '七' => 7,
+                    '八' => 8,
+                    _ => 9,
+                });
+                format!("{}.{d}{}{}{}", &c[1], &c[2], &c[4], &c[5])
+            })
+            .into_owned()
     }
 }

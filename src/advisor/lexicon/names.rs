@@ -85,6 +85,8 @@ names! {
         CardCountSingle = "card_count.single",
         CardCountBefore = "card_count.before",
         CardCountAfter = "card_count.after",
+        Negation = "negation",
+        ModelDistill = "model.distill",
     }
 }
 

@@ -53,6 +53,14 @@ pub fn size(lex: &Lexicon, blanked: String, a: &mut Asked) -> Option<Invalid> {
 
 /// The task and the weight format. Returns whether "native precision" was asked for.
 pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) -> bool {
+    // A method the question declines ("不要 QLoRA", "不用全参") is not asked for.
+    let stated = |s: Slot| {
+        lex.has_in(scan, s)
+            && lex
+                .all_in(scan, s, text, false)
+                .iter()
+                .any(|f| !negated(lex, text, f.start))
+    };
     a.task = [
         (Slot::TaskQlora, Task::Qlora),
         (Slot::TaskPretrain, Task::Pretrain),
@@ -62,7 +70,7 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
         (Slot::TaskTrain, Task::Full),
     ]
     .iter()
-    .find(|&&(s, _)| lex.has_in(scan, s))
+    .find(|&&(s, _)| stated(s))
     .map(|(_, t)| *t)
     .or_else(|| {
         lex.has_in(scan, Slot::TaskInference)
@@ -90,7 +98,13 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
     ]
     .iter()
     // Blanking only removes text, so a slot the whole text did not match is skipped.
-    .find(|&&(s, _)| lex.has_in(scan, s) && lex.has(s, &prec_text))
+    .find(|&&(s, _)| {
+        lex.has_in(scan, s)
+            && lex
+                .all_in(scan, s, &prec_text, false)
+                .iter()
+                .any(|f| !negated(lex, &prec_text, f.start))
+    })
     .map(|(_, p)| *p);
 
     a.awq = lex.has_in(scan, Slot::FormatAwq);
@@ -145,6 +159,16 @@ pub fn numbers(
         .map(|f| f.value * 1e9)
         .or_else(|| tokens_found.map(|f| f.value));
     a.train_tokens = bounded(tokens, "tokens", 1e16, &mut invalid);
+    // "每次 prompt 大概 12000 token", "around 3k tokens each": a token count too small
+    // for a data set, in a question that does not train, is the length of a request.
+    if a.context.is_none() && a.task.is_none_or(|t| t == Task::Inference) {
+        a.context = lex
+            .all_in(scan, Slot::TrainTokens, text, true)
+            .into_iter()
+            .filter(|f| (256.0..1e6).contains(&f.value))
+            .map(|f| f.value as u32)
+            .max();
+    }
     let mut claimed: Vec<(usize, usize)> = Vec::new();
     claimed.extend(context.map(|f| (f.start, f.end)));
     claimed.extend(concurrency_at);
@@ -252,4 +276,14 @@ fn money(
     .map_or(Some((value, None)), |(_, months, p)| {
         Some((value / months, Some((p.start, p.end))))
     })
+}
+
+/// Whether the mention starting at `start` is declined: a negation right before it
+/// ("不要 H100", "不要 4bit 的那种 QLoRA", "no H100"), within the same clause.
+pub fn negated(lex: &Lexicon, text: &str, start: usize) -> bool {
+    let mut from = start.saturating_sub(48);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    lex.find(Slot::Negation, &text[from..start]).is_some()
 }
