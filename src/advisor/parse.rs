@@ -63,6 +63,8 @@ pub struct Parsed {
     pub cues: Vec<Cue>,
     /// Topic ids by descending score.
     pub topics: Vec<String>,
+    /// The nearest topic ids when no topic was sure (the help reply offers them).
+    pub near_topics: Vec<String>,
     pub invalid: Option<Invalid>,
     /// Slots that modify a workload were stated (for follow-ups).
     pub modifiers: bool,
@@ -163,7 +165,13 @@ impl Parser {
             || a.offload
             || !a.gpus.is_empty()
             || a.gpu_count.is_some();
-        p.topics = self.triggers.topics(&text);
+        // Examples route a question with no workload, no budget and at most one card (two
+        // cards are a comparison).
+        let a = &p.asked;
+        let open = !a.has_workload() && a.budget_cny.is_none() && a.gpus.len() < 2;
+        let routed = self.triggers.route(&text, open);
+        p.topics = routed.topics;
+        p.near_topics = routed.near;
         p
     }
 }
