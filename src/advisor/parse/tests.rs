@@ -102,7 +102,7 @@ fn money_in_any_phrasing_and_period() {
     // A card is not money.
     check(
         "How much for an RTX 3090 per year?",
-        "lang=en gpus=rtx3090 months=12 cues=price,annual",
+        "lang=en gpus=rtx3090 months=12 cues=price,annual topics=billing",
     );
 }
 
