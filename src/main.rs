@@ -65,11 +65,36 @@ enum Command {
     /// registering them when only the interactions endpoint runs.
     DiscordCommands,
     /// Summarises the most frequent unanswered questions of an unanswered log or JSON server log.
+    /// Adds models to the catalog: `model import PATH/config.json` prints the entry.
+    Model {
+        #[command(subcommand)]
+        command: ModelCommand,
+    },
     Report {
         file: PathBuf,
         /// How many to show.
         #[arg(long, default_value_t = 20)]
         top: usize,
+    },
+}
+
+#[derive(Subcommand)]
+enum ModelCommand {
+    /// Reads a Hugging Face config.json and prints its models.toml entry.
+    Import {
+        config: PathBuf,
+        /// Catalog id (default: from the config's _name_or_path).
+        #[arg(long)]
+        id: Option<String>,
+        /// Display name.
+        #[arg(long)]
+        name: Option<String>,
+        /// How users write the name (repeatable).
+        #[arg(long = "alias")]
+        aliases: Vec<String>,
+        /// Where the config was read (URL and revision).
+        #[arg(long)]
+        source: Option<String>,
     },
 }
 
@@ -88,6 +113,25 @@ fn load(cli: &Cli) -> Result<Advisor, ExitCode> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Model {
+        command:
+            ModelCommand::Import {
+                config,
+                id,
+                name,
+                aliases,
+                source,
+            },
+    } = &cli.command
+    {
+        let opts = gpu_advisor::advisor::catalog::import::ImportOptions {
+            id: id.clone(),
+            name: name.clone(),
+            aliases: aliases.clone(),
+            source: source.clone(),
+        };
+        return cli::model::import_config(config, &opts);
+    }
     let advisor = match load(&cli) {
         Ok(a) => a,
         Err(code) => return code,
@@ -117,5 +161,6 @@ fn main() -> ExitCode {
             )
         }
         Command::Report { file, top } => cli::report(file, *top),
+        Command::Model { .. } => unreachable!("handled before loading the data"),
     }
 }

@@ -8,6 +8,7 @@
 //! - `deploy`: the deployment manifests against the variables the code reads
 //! - `discord`: the Discord adapter against a fake Discord API
 //! - `http`: the HTTP server, `/v1/ask`, metrics, OpenAPI, the WeCom callback
+//! - `models`: adding a model with `model import`, then asking about it
 //! - `properties`: properties of the core (proptest)
 //! - `purity`: the core names no IO, runtime or platform crate
 //! - `reload`: hot reload and shutdown of the real `serve` process
@@ -23,6 +24,7 @@ mod data;
 mod deploy;
 mod discord;
 mod http;
+mod models;
 mod properties;
 mod purity;
 mod reload;

@@ -6,6 +6,7 @@
 //! below compose one kind of answer each; they read the catalog and the estimator and
 //! never parse, decide an intent or do IO.
 
+mod architecture;
 mod budget;
 mod compare;
 mod context;
@@ -16,6 +17,7 @@ mod price;
 mod recommendation;
 mod snippets;
 mod topics;
+mod unknown;
 
 pub use super::contract::{
     round1, Answer, ConfigJson, ConstraintsJson, EstimateJson, VerdictJson, WorkloadJson,
@@ -114,6 +116,7 @@ pub fn compose(ctx: &Context<'_>, intent: Intent) -> Answer {
         compare: None,
         topics: Vec::new(),
         rendered: Reply::new(ctx.lang),
+        unknown_model: ctx.parsed.unknown_model.clone(),
     };
     ans.workload = ctx.workload.as_ref().map(WorkloadJson::from_workload);
     match (intent, &ctx.workload) {
@@ -127,6 +130,9 @@ pub fn compose(ctx: &Context<'_>, intent: Intent) -> Answer {
         (Intent::Price, _) => price::price(ctx, &mut ans),
         (Intent::Faq, _) => topics::faq(ctx, &mut ans),
         (Intent::Help, _) => help::help(ctx, &mut ans, false),
+        (Intent::Unknown, None) if ctx.parsed.unknown_model.is_some() => {
+            unknown::ask(ctx, &mut ans)
+        }
         _ => help::help(ctx, &mut ans, true),
     }
     if intent == Intent::Feasibility && ans.verdict.is_none() {

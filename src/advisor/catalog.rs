@@ -9,6 +9,7 @@
 use serde::Deserialize;
 use std::fmt;
 
+pub mod import;
 mod load;
 
 /// One problem found while loading data files: where it is and what is wrong.
@@ -189,7 +190,48 @@ pub struct Model {
     pub experts_per_token: u32,
     pub diffusion_activation_gb: f64,
     pub source: String,
+    /// Layers whose attention sees at most `sliding_window` tokens (sliding-window or
+    /// chunked-local attention: Gemma 2/3, gpt-oss, Llama 4); their KV is capped there.
+    #[serde(default)]
+    pub sliding_layers: u32,
+    #[serde(default)]
+    pub sliding_window: u32,
+    /// Linear-attention layers (Gated DeltaNet, Mamba-style): no per-token KV, a fixed
+    /// recurrent state per sequence of `linear_state_mb` (10^6 bytes, all such layers).
+    #[serde(default)]
+    pub linear_layers: u32,
+    #[serde(default)]
+    pub linear_state_mb: f64,
+    /// Cross-attention layers (Llama 3.2 Vision): their K/V come from the image, not the
+    /// text, a fixed `cross_state_mb` per sequence (one image at its most tiles).
+    #[serde(default)]
+    pub cross_layers: u32,
+    #[serde(default)]
+    pub cross_state_mb: f64,
+    /// MoE: parameters of the routed experts (billions), the part a native expert
+    /// format (MXFP4) applies to; 0 when not given.
+    #[serde(default)]
+    pub expert_params_b: f64,
+    /// MoE: shared experts per layer (counted in `active_params_b`).
+    #[serde(default)]
+    pub shared_experts: u32,
+    /// Vision encoder parameters (billions) of a VL model, included in `params_b`.
+    #[serde(default)]
+    pub vision_params_b: f64,
+    /// Diffusion: text encoders and VAE parameters (billions), included in `params_b`;
+    /// the rest is the denoising transformer.
+    #[serde(default)]
+    pub text_encoder_b: f64,
+    #[serde(default)]
+    pub vae_b: f64,
+    /// The vendor's own documented minimum, quoted in replies (free text, with source).
+    #[serde(default)]
+    pub vendor_note: String,
 }
+
+/// Native precisions a model may ship in. `mxfp4` is OCP MX FP4 on the routed experts
+/// with the rest in BF16 (gpt-oss); it is reported as `int4`.
+pub const NATIVE_PRECISIONS: &[&str] = &["bf16", "fp16", "fp8", "fp32", "mxfp4"];
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]

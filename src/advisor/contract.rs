@@ -10,7 +10,7 @@ use super::estimate::{Bill, CUDA_CONTEXT_GB};
 use super::intent::Intent;
 use super::recommend::Candidate;
 use super::reply::Reply;
-use super::workload::{Precision, Task, Workload};
+use super::workload::{Precision, Recipe, Task, Workload};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -24,6 +24,8 @@ pub struct WorkloadJson {
     pub context_tokens: u32,
     pub micro_batch: Option<u32>,
     pub train_tokens: Option<f64>,
+    /// The recipe the estimate assumes: what the question said, the defaults for the rest.
+    pub recipe: Recipe,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -46,6 +48,9 @@ pub struct EstimateJson {
     pub overhead_gb: f64,
     pub train_hours: Option<f64>,
     pub decode_tokens_per_s: Option<f64>,
+    /// The caching allocator's reserve above its allocated peak (reserved − allocated),
+    /// a part of `total_gb` apart from `overhead_gb` (the CUDA context only).
+    pub reserve_gb: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -91,6 +96,10 @@ pub struct Answer {
     /// called), not for every answer.
     #[serde(rename = "reply", serialize_with = "markdown")]
     pub rendered: Reply,
+    /// A model name the catalog does not know, as the question wrote it (answered as a
+    /// generic size, or asked about): the misses log records it. Not part of the JSON.
+    #[serde(skip)]
+    pub unknown_model: Option<String>,
 }
 
 impl Answer {
@@ -129,6 +138,11 @@ impl WorkloadJson {
             context_tokens: w.context,
             micro_batch: w.micro_batch,
             train_tokens: w.train_tokens,
+            recipe: w.recipe.assumed(
+                w.task.is_training(),
+                matches!(w.task, Task::Lora | Task::Qlora),
+                crate::advisor::estimate::LORA_RANK as u32,
+            ),
         }
     }
 }
@@ -184,6 +198,7 @@ impl EstimateJson {
             b.gradients,
             b.optimizer,
             overhead,
+            b.reserve,
         ]
         .map(round1);
         EstimateJson {
@@ -196,6 +211,7 @@ impl EstimateJson {
             overhead_gb: parts[5],
             train_hours: best.and_then(|c| c.train_hours).map(round1),
             decode_tokens_per_s: best.and_then(|c| c.decode_tokens_per_s).map(round1),
+            reserve_gb: parts[6],
         }
     }
 }

@@ -15,11 +15,11 @@ mod memory;
 mod speed;
 mod training;
 
-pub use kv::kv_bytes_per_token;
+pub use kv::{kv_bytes_per_token, kv_sequence_bytes, kv_whole_on_every_card};
 pub use speed::{decode_tokens_per_s, train_hours, DECODE_MBU, TRAINING_MFU};
 pub use training::{lora_params, LORA_RANK};
 
-use super::workload::{Precision, Task, Workload};
+use super::workload::{Attention, Logits, Precision, Task, Workload};
 
 const GB: f64 = 1e9;
 
@@ -27,6 +27,15 @@ const GB: f64 = 1e9;
 /// what nvidia-smi shows for an idle PyTorch process on A100/H100, which
 /// `torch.cuda.max_memory_allocated` does not see.
 pub const CUDA_CONTEXT_GB: f64 = 0.5;
+
+/// The caching allocator's reserve: PyTorch's allocator keeps freed blocks in its pool
+/// (c10/cuda/CUDACachingAllocator.cpp: blocks return to the pool, not to the driver,
+/// until `empty_cache`), so tensors freed before the peak — eager attention scores and
+/// the prompt's logits, each sized unlike anything allocated after them — stay reserved
+/// while the cache grows in new segments. This fraction of those transients is what
+/// `max_memory_reserved` (and nvidia-smi) shows above `max_memory_allocated` (fitted over
+/// the DeepSeek-LLM and optimum rows of measured-2.jsonl).
+pub const ALLOCATOR_RESERVE: f64 = 0.25;
 
 /// How a job is split over several cards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +46,9 @@ pub enum Split {
     /// ZeRO-3 training: weights, gradients and optimizer state divide; each card holds
     /// its own micro-batch's activations.
     Zero3,
+    /// ZeRO stage 0–2 when the question names it (ZeRO paper §5: stage 1 partitions the
+    /// optimizer state, stage 2 the gradients too; stage 0 is plain data parallelism).
+    ZeroStage(u8),
 }
 
 /// The memory bill of one workload, before any split.
@@ -50,7 +62,11 @@ pub struct Bill {
     pub act_full: f64,
     pub gradients: f64,
     pub optimizer: f64,
+    /// The allocator's reserve above its allocated peak (reserved − allocated).
+    pub reserve: f64,
     pub split: Split,
+    /// Every card holds the whole KV cache under tensor parallelism (MLA).
+    pub kv_whole: bool,
 }
 
 impl Bill {
@@ -58,17 +74,45 @@ impl Bill {
     pub fn activations(&self) -> f64 {
         self.act_split + self.act_full
     }
-    /// The job's need on one card, without the CUDA context.
+    /// The job's need on one card, without the CUDA context (the allocator's reserve
+    /// included: a job runs out of memory when its reserved pool cannot grow).
     pub fn framework_total(&self) -> f64 {
-        self.weights + self.kv_cache + self.activations() + self.gradients + self.optimizer
+        self.weights
+            + self.kv_cache
+            + self.activations()
+            + self.gradients
+            + self.optimizer
+            + self.reserve
     }
     /// What each of `n` cards needs, CUDA context included (DOMAIN.md §6).
     pub fn per_card(&self, n: u32) -> f64 {
         let n = n.max(1) as f64;
-        let shared = self.weights + self.kv_cache + self.gradients + self.optimizer;
+        let (kv_split, kv_full) = if self.kv_whole {
+            (0.0, self.kv_cache)
+        } else {
+            (self.kv_cache, 0.0)
+        };
+        let shared = self.weights + kv_split + self.gradients + self.optimizer;
         match self.split {
-            Split::Tensor => (shared + self.act_split) / n + self.act_full + CUDA_CONTEXT_GB,
-            Split::Zero3 => shared / n + self.activations() + CUDA_CONTEXT_GB,
+            Split::Tensor => {
+                (shared + self.act_split + self.reserve) / n
+                    + self.act_full
+                    + kv_full
+                    + CUDA_CONTEXT_GB
+            }
+            Split::Zero3 => {
+                shared / n + kv_full + self.activations() + self.reserve + CUDA_CONTEXT_GB
+            }
+            Split::ZeroStage(stage) => {
+                let divided = |part: f64, from: u8| if stage >= from { part / n } else { part };
+                self.weights
+                    + self.kv_cache
+                    + divided(self.gradients, 2)
+                    + divided(self.optimizer, 1)
+                    + self.activations()
+                    + self.reserve
+                    + CUDA_CONTEXT_GB
+            }
         }
     }
 }
@@ -78,22 +122,92 @@ impl Bill {
 pub fn bill(w: &Workload, p: Precision) -> Bill {
     let a = &w.arch;
     if a.diffusion {
-        // Diffusion: all pipeline weights resident plus the denoiser's activations and the
-        // VAE decode at 1024² (catalog figure per model).
-        return Bill {
-            weights: memory::weight_bytes(w, p, None) / GB,
-            kv_cache: 0.0,
-            act_split: 0.0,
-            act_full: a.diffusion_activation_gb,
-            gradients: 0.0,
-            optimizer: 0.0,
-            split: Split::Tensor,
-        };
+        return diffusion_bill(w, p);
     }
     match w.task {
         Task::Inference => memory::inference_bill(w, p),
         Task::Lora | Task::Qlora | Task::Full | Task::Pretrain => training::training_bill(w),
     }
+}
+
+/// Diffusion: the denoising transformer at `p`, the VAE, and the activations of one
+/// 1024² image (or one 480P clip) with its VAE decode (catalog figure per model). When
+/// the catalog names the text encoders, they run first and are then moved to the CPU
+/// (diffusers `enable_model_cpu_offload()`, the mode the FLUX.1 and Wan2.1 model cards
+/// use), so the peak is the larger of the two phases; otherwise all stays resident.
+fn diffusion_bill(w: &Workload, p: Precision) -> Bill {
+    let a = &w.arch;
+    let l = &a.layout;
+    let all = memory::weight_bytes(w, p, None) / GB;
+    // The text encoders' share of `all`, at the bits `memory::weight_bytes` gave them.
+    let encoders = l.text_encoder_b * memory::diffusion_encoder_bits(p) / 8.0;
+    let denoise = all - encoders;
+    let weights = if encoders > 0.0 {
+        denoise.max(encoders - a.diffusion_activation_gb)
+    } else {
+        all
+    };
+    Bill {
+        weights,
+        kv_cache: 0.0,
+        act_split: 0.0,
+        act_full: a.diffusion_activation_gb,
+        gradients: 0.0,
+        optimizer: 0.0,
+        reserve: 0.0,
+        split: Split::Tensor,
+        kv_whole: false,
+    }
+}
+
+/// Whether a diffusion model's text encoders are offloaded between uses in its bill.
+pub fn diffusion_offloads_encoders(w: &Workload) -> bool {
+    w.arch.diffusion && w.arch.layout.text_encoder_b > 0.0
+}
+
+/// A recipe the customer may run instead of the one assumed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    /// Eager attention instead of FlashAttention/SDPA.
+    Eager,
+    /// Logits for the whole prompt instead of the last token.
+    FullLogits,
+    /// Training without activation checkpointing.
+    NoCheckpointing,
+}
+
+/// What each plausible other recipe adds to (or, negative, takes from) the job's need on
+/// one card, GB: the bill computed again with that recipe.
+pub fn variants(w: &Workload, p: Precision) -> Vec<(Variant, f64)> {
+    if w.arch.diffusion {
+        return Vec::new();
+    }
+    let base = bill(w, p).framework_total();
+    let mut out = Vec::new();
+    let mut with = |v: Variant, f: &dyn Fn(&mut Workload)| {
+        let mut o = w.clone();
+        f(&mut o);
+        if o.recipe != w.recipe {
+            out.push((v, bill(&o, p).framework_total() - base));
+        }
+    };
+    if w.recipe.attention() != Attention::Eager {
+        with(Variant::Eager, &|o| {
+            o.recipe.attention = Some(Attention::Eager)
+        });
+    }
+    if w.task.is_training() {
+        if w.recipe.checkpointing() {
+            with(Variant::NoCheckpointing, &|o| {
+                o.recipe.checkpointing = Some(false)
+            });
+        }
+    } else if w.recipe.logits() == Logits::Last {
+        with(Variant::FullLogits, &|o| {
+            o.recipe.logits = Some(Logits::Full)
+        });
+    }
+    out
 }
 
 #[cfg(test)]

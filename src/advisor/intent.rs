@@ -63,6 +63,11 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     if p.cue(Cue::Help) {
         return (Intent::Help, a.clone(), false);
     }
+    // A model the catalog does not know and no size to go by: ask for it, never answer
+    // another question (a price list) as if it were this one.
+    if p.unknown_model.is_some() && !a.has_workload() && (p.topics.is_empty() || p.modifiers) {
+        return (Intent::Unknown, a.clone(), false);
+    }
     let has_workload = a.has_workload();
     // Card against card in any phrasing is a comparison, with or without a workload.
     let compare = a.gpus.len() >= 2 && p.cue(Cue::Compare);

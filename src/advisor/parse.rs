@@ -12,8 +12,10 @@
 mod entities;
 mod models;
 mod normalise;
+mod recipe;
 mod slots;
 mod topics;
+mod unknown;
 
 use super::catalog::Catalog;
 use super::lexicon::{Cue, Lexicon, Slot};
@@ -72,6 +74,8 @@ pub struct Parsed {
     pub question: bool,
     /// A count was written next to a card ("2 张 A100 80G"): the customer's cards.
     pub count_at_card: bool,
+    /// A model name the catalog does not know, as written.
+    pub unknown_model: Option<String>,
 }
 
 impl Parsed {
@@ -130,6 +134,7 @@ impl Parser {
         let blanked = self.entities.cards(lex, &scan, &text, a, &mut facts);
         p.count_at_card = facts.count_at_card;
         a.model = self.models.model(lex, &scan, &text);
+        p.unknown_model = unknown::not_in_catalog(&text, normalise::cut(raw), a);
         p.invalid = slots::size(lex, blanked.clone(), a);
         let native = slots::task_and_precision(lex, &scan, &text, a);
         p.invalid = slots::numbers(lex, &scan, &text, &blanked, usd_cny, a, p.invalid.take());
@@ -165,6 +170,7 @@ impl Parser {
             || a.offload
             || !a.gpus.is_empty()
             || a.gpu_count.is_some();
+        p.modifiers |= recipe::read(lex, &scan, &text, &mut p.asked);
         // Examples route a question with no workload, no budget and at most one card (two
         // cards are a comparison).
         let a = &p.asked;

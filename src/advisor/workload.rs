@@ -6,6 +6,9 @@
 use super::catalog::{Catalog, KvForm, Model, ModelKind};
 use serde::{Deserialize, Serialize};
 
+mod recipe;
+pub use recipe::{Attention, Framework, Logits, LoraTargets, QuantLib, Recipe};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Task {
@@ -134,6 +137,9 @@ pub struct Asked {
     pub offer: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub domestic: bool,
+    /// How the job is run, as far as stated (attention, checkpointing, logits, libraries).
+    #[serde(skip_serializing_if = "Recipe::is_default")]
+    pub recipe: Recipe,
 }
 
 impl Asked {
@@ -190,6 +196,7 @@ impl Asked {
         m.offload |= self.offload;
         m.annual |= self.annual;
         m.domestic |= self.domestic;
+        m.recipe = self.recipe.over(&prev.recipe);
         m
     }
 }
@@ -212,6 +219,28 @@ pub struct Arch {
     pub kv_copies: f64,
     pub diffusion: bool,
     pub diffusion_activation_gb: f64,
+    pub layout: Layout,
+}
+
+/// What the newer architectures add to a plain decoder (all zero for one): attention
+/// layers capped at a window, linear-attention layers, the native expert format, and a
+/// diffusion pipeline's parts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Layout {
+    pub sliding_layers: f64,
+    pub sliding_window: f64,
+    pub linear_layers: f64,
+    /// Recurrent state of all linear-attention layers for one sequence, bytes.
+    pub linear_state_bytes: f64,
+    /// Cross-attention layers and the image K/V they hold per sequence, bytes.
+    pub cross_layers: f64,
+    pub cross_state_bytes: f64,
+    pub expert_params_b: f64,
+    /// The routed experts ship in MXFP4 (gpt-oss), the rest in BF16.
+    pub mxfp4_experts: bool,
+    pub text_encoder_b: f64,
+    pub vae_b: f64,
+    pub vision_params_b: f64,
 }
 
 impl Arch {
@@ -232,6 +261,19 @@ impl Arch {
             kv_copies: m.kv_copies.max(1) as f64,
             diffusion: m.kind == ModelKind::Diffusion,
             diffusion_activation_gb: m.diffusion_activation_gb,
+            layout: Layout {
+                sliding_layers: m.sliding_layers as f64,
+                sliding_window: m.sliding_window as f64,
+                linear_layers: m.linear_layers as f64,
+                linear_state_bytes: m.linear_state_mb * 1e6,
+                cross_layers: m.cross_layers as f64,
+                cross_state_bytes: m.cross_state_mb * 1e6,
+                expert_params_b: m.expert_params_b,
+                mxfp4_experts: m.native_precision == "mxfp4",
+                text_encoder_b: m.text_encoder_b,
+                vae_b: m.vae_b,
+                vision_params_b: m.vision_params_b,
+            },
         }
     }
 
@@ -302,6 +344,7 @@ impl Arch {
             kv_copies: 1.0,
             diffusion: false,
             diffusion_activation_gb: 0.0,
+            layout: Layout::default(),
         }
     }
 
@@ -312,6 +355,14 @@ impl Arch {
         }
         let n = self.vocab * self.hidden * if self.tied { 1.0 } else { 2.0 };
         n.min(self.params_b * 1e9 * 0.5)
+    }
+}
+
+/// The precision a model's native format reports: MXFP4 experts are 4-bit weights.
+pub fn native_precision(id: &str) -> Option<Precision> {
+    match id {
+        "mxfp4" => Some(Precision::Int4),
+        _ => Precision::from_id(id),
     }
 }
 
@@ -332,6 +383,8 @@ pub struct Workload {
     pub context: u32,
     pub micro_batch: Option<u32>,
     pub train_tokens: Option<f64>,
+    /// How the job is run: stated parts, the rest defaulted by its accessors.
+    pub recipe: Recipe,
 }
 
 /// Defaults when a question leaves them out (CONTRACT.md §2).
@@ -359,7 +412,7 @@ impl Workload {
             task
         };
         let native = model
-            .and_then(|m| Precision::from_id(&m.native_precision))
+            .and_then(|m| native_precision(&m.native_precision))
             .unwrap_or(Precision::Bf16);
         let precision = match task {
             Task::Qlora => Precision::Int4,
@@ -396,6 +449,7 @@ impl Workload {
             context: context.max(1),
             micro_batch: training.then(|| a.micro_batch.unwrap_or(DEFAULT_MICRO_BATCH).max(1)),
             train_tokens: if training { a.train_tokens } else { None },
+            recipe: a.recipe.clone(),
         })
     }
 }

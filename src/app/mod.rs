@@ -294,7 +294,9 @@ impl Chat {
         }
         self.metrics
             .question(channel, intent.id(), t0.elapsed().as_secs_f64());
-        if intent == Intent::Unknown {
+        // A model name the catalog lacks is a miss too, even when a size let it be
+        // answered generically: the sales team sees which models to add.
+        if intent == Intent::Unknown || answered.answer.unknown_model.is_some() {
             self.misses.record(channel, &question);
         }
         if let Some(k) = key {

@@ -320,3 +320,32 @@ fn store_keys_stay_small_whatever_the_ids() {
         "seen:telegram:c1:7"
     );
 }
+
+#[test]
+fn unknown_model_names_reach_the_misses_log() {
+    let dir = std::env::temp_dir().join(format!("gpu-advisor-unknown-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("misses.jsonl");
+    let _ = std::fs::remove_file(&path);
+    let c = chat(Limits::default(), path.to_str());
+    let qs = [
+        msg(Channel::Http, "u1", "Kimi K2.5 推理要几张 H100", false),
+        msg(Channel::Http, "u2", "Qwen3.6-27B 推理要什么卡", false),
+        msg(Channel::Http, "u3", "Qwen3-32B 推理要什么卡", false),
+    ];
+    // Without a size the model is asked about; with one it is answered generically;
+    // a catalog model is no miss.
+    check(
+        &c,
+        &qs,
+        &["answer:unknown", "answer:recommend", "answer:recommend"],
+    );
+    c.misses.flush();
+    let text = std::fs::read_to_string(&path).expect("the misses log");
+    let summary = misses::summarise(&text);
+    let logged = |q: &str| summary.iter().any(|(s, _)| *s == q.to_lowercase());
+    assert!(logged("Kimi K2.5 推理要几张 H100"), "{summary:?}");
+    assert!(logged("Qwen3.6-27B 推理要什么卡"), "{summary:?}");
+    assert!(!logged("Qwen3-32B 推理要什么卡"), "{summary:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -2,6 +2,7 @@
 //! `report`, and `serve`'s settings and logs before `server::run` takes over.
 
 pub mod eval;
+pub mod model;
 
 use gpu_advisor::advisor::{Advisor, State};
 use gpu_advisor::config::{LogFormat, Settings};

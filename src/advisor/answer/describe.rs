@@ -4,11 +4,11 @@
 
 use crate::advisor::catalog::{Catalog, Unit};
 use crate::advisor::contract::EstimateJson;
-use crate::advisor::estimate::{DECODE_MBU, TRAINING_MFU};
+use crate::advisor::estimate::{Variant, DECODE_MBU, TRAINING_MFU};
 use crate::advisor::parse::Lang;
 use crate::advisor::recommend::Candidate;
 use crate::advisor::reply::{duration, gb, money_range, params, t};
-use crate::advisor::workload::{Task, Workload};
+use crate::advisor::workload::{Attention, Logits, QuantLib, Task, Workload};
 use std::fmt::Write;
 
 pub fn task_name(task: Task, lang: Lang) -> &'static str {
@@ -120,6 +120,13 @@ pub fn bill_line(e: &EstimateJson, w: &Workload, lang: Lang) -> String {
             gb(e.optimizer_gb)
         ));
     }
+    if e.reserve_gb > 0.0 {
+        parts.push(format!(
+            "{} {}",
+            t(lang, "显存池预留", "allocator reserve"),
+            gb(e.reserve_gb)
+        ));
+    }
     parts.push(format!(
         "{} {}",
         t(lang, "CUDA 上下文", "CUDA context"),
@@ -131,6 +138,121 @@ pub fn bill_line(e: &EstimateJson, w: &Workload, lang: Lang) -> String {
         parts.join(" + "),
         gb(e.total_gb)
     )
+}
+
+/// "按的做法：FlashAttention/SDPA，只算最后一个 token 的 logits；不开 FlashAttention
+/// （eager）时多 4.3 GB". `variants` are the estimator's figures for the other recipes.
+pub fn recipe_line(w: &Workload, variants: &[(Variant, f64)], lang: Lang) -> String {
+    let r = &w.recipe;
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(f) = r.framework {
+        parts.push(f.label().to_string());
+    }
+    parts.push(
+        match r.attention() {
+            Attention::Eager => t(lang, "eager 注意力", "eager attention"),
+            Attention::Sdpa => "SDPA",
+            Attention::Flash => "FlashAttention/SDPA",
+        }
+        .to_string(),
+    );
+    if w.task.is_training() {
+        parts.push(
+            if r.checkpointing() {
+                t(lang, "开梯度检查点", "gradient checkpointing on")
+            } else {
+                t(lang, "不开梯度检查点", "no gradient checkpointing")
+            }
+            .to_string(),
+        );
+        if matches!(w.task, Task::Lora | Task::Qlora) {
+            let rank = r
+                .lora_rank
+                .map_or(crate::advisor::estimate::LORA_RANK as u32, |x| x);
+            parts.push(format!(
+                "LoRA rank {rank}{}",
+                if r.lora_targets.is_none() {
+                    t(lang, "（全部线性层）", " (all linear layers)")
+                } else {
+                    ""
+                }
+            ));
+        }
+    } else {
+        parts.push(
+            match r.logits() {
+                Logits::Last => t(lang, "只算最后一个 token 的 logits", "last-token logits"),
+                Logits::Full => t(lang, "整段 prompt 的 logits", "logits for the whole prompt"),
+            }
+            .to_string(),
+        );
+    }
+    if let Some(q) = r.quant_lib {
+        parts.push(
+            match q {
+                QuantLib::Gptq => "GPTQ",
+                QuantLib::Awq => "AWQ",
+                QuantLib::BnbNf4 => "bitsandbytes NF4",
+                QuantLib::BnbInt8 => "bitsandbytes LLM.int8",
+                QuantLib::Torchao => "torchao",
+                QuantLib::Gguf => "GGUF",
+            }
+            .to_string(),
+        );
+    }
+    let mut line = format!(
+        "{}{}",
+        t(lang, "**按的做法**：", "**Recipe assumed**: "),
+        parts.join(t(lang, "，", ", "))
+    );
+    let shown: Vec<String> = variants
+        .iter()
+        .filter(|(_, d)| d.abs() >= 0.1)
+        .map(|&(v, d)| {
+            let what = match (v, w.task.is_training()) {
+                (Variant::Eager, false) => format!(
+                    "{}{}{}",
+                    t(
+                        lang,
+                        "不开 FlashAttention（eager）时 ",
+                        "with eager attention instead, "
+                    ),
+                    w.context,
+                    t(lang, " 上下文", "-token context")
+                ),
+                (Variant::Eager, true) => t(
+                    lang,
+                    "不开 FlashAttention（eager）时",
+                    "with eager attention instead",
+                )
+                .to_string(),
+                (Variant::FullLogits, _) => t(
+                    lang,
+                    "算整段 prompt 的 logits 时（transformers 4.45 以前的 generate）",
+                    "with logits for the whole prompt (transformers generate before 4.45)",
+                )
+                .to_string(),
+                (Variant::NoCheckpointing, _) => {
+                    t(lang, "不开梯度检查点时", "without gradient checkpointing").to_string()
+                }
+            };
+            format!(
+                "{what}{}{} GB",
+                if d >= 0.0 {
+                    t(lang, "多 ", " adds ")
+                } else {
+                    t(lang, "少 ", " saves ")
+                },
+                gb(d.abs())
+            )
+        })
+        .collect();
+    if !shown.is_empty() {
+        line.push_str(t(lang, "；", "; "));
+        line.push_str(&shown.join(t(lang, "，", ", ")));
+    }
+    line.push_str(t(lang, "。", "."));
+    line
 }
 
 pub fn config_name(c: &Candidate<'_>, lang: Lang) -> String {

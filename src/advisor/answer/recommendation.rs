@@ -5,7 +5,7 @@
 
 use super::context::Context;
 use super::topics::{add_topic_snippets, contextual_topics};
-use super::{describe, fit};
+use super::{architecture, describe, fit};
 use crate::advisor::contract::{round1, Answer, ConfigJson, EstimateJson, VerdictJson};
 use crate::advisor::lexicon::Cue;
 use crate::advisor::recommend::{self, Candidate, Limits, Plan, Search, TIGHT};
@@ -36,6 +36,9 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
     }
     let r = &mut ans.rendered;
     r.text(describe::workload_line(w, lang));
+    architecture::notes(ctx, w)
+        .into_iter()
+        .for_each(|n| r.text(n));
 
     // The verdict for the named card(s).
     let mut named_fit: Option<Candidate<'_>> = None;
@@ -104,6 +107,10 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
         best.as_ref(),
     );
     r.text(describe::bill_line(&est, w, lang));
+    if !w.arch.diffusion {
+        let variants = crate::advisor::estimate::variants(w, w.precision);
+        r.text(describe::recipe_line(w, &variants, lang));
+    }
     ans.estimate = Some(est);
     match &best {
         Some(c) => {

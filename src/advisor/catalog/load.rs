@@ -194,14 +194,48 @@ impl Catalog {
                     "must be in (0, params_b]",
                 ));
             }
-            if !matches!(
-                m.native_precision.as_str(),
-                "bf16" | "fp16" | "fp8" | "fp32"
-            ) {
+            if !NATIVE_PRECISIONS.contains(&m.native_precision.as_str()) {
                 p.push(problem(
                     "models.toml",
                     k("native_precision"),
-                    "bf16, fp16, fp8 or fp32",
+                    "bf16, fp16, fp8, fp32 or mxfp4",
+                ));
+            }
+            if m.native_precision == "mxfp4" && m.expert_params_b <= 0.0 {
+                p.push(problem(
+                    "models.toml",
+                    k("expert_params_b"),
+                    "mxfp4 needs the routed experts' parameters",
+                ));
+            }
+            if m.expert_params_b > m.params_b
+                || m.vision_params_b + m.text_encoder_b + m.vae_b >= m.params_b
+            {
+                p.push(problem(
+                    "models.toml",
+                    k("params_b"),
+                    "experts, vision encoder, text encoders and VAE are parts of params_b",
+                ));
+            }
+            if m.sliding_layers + m.linear_layers + m.cross_layers > m.layers {
+                p.push(problem(
+                    "models.toml",
+                    k("sliding_layers"),
+                    "sliding, linear-attention and cross-attention layers are among `layers`",
+                ));
+            }
+            if (m.sliding_layers > 0) != (m.sliding_window > 0) {
+                p.push(problem(
+                    "models.toml",
+                    k("sliding_window"),
+                    "sliding_layers and sliding_window go together",
+                ));
+            }
+            if m.linear_layers > 0 && (m.linear_state_mb.is_nan() || m.linear_state_mb <= 0.0) {
+                p.push(problem(
+                    "models.toml",
+                    k("linear_state_mb"),
+                    "linear-attention layers need their state size",
                 ));
             }
             if m.kind == ModelKind::Llm {

@@ -82,11 +82,15 @@ impl Models {
         let squeezed = normalize_alias(text);
         let re = self.re.as_ref()?;
         for m in re.find_iter(&squeezed) {
-            // "qwen2" is not "qwen25…": a name ending in a digit is not cut from a number;
-            // a name ending in a size ("yi34b") may be followed by one ("yi34b 4bit").
+            // "qwen3" is not "qwen3.5": a name ending in a digit is not cut from a number,
+            // unless a space follows it ("gpt-oss-20b 16G", "GLM-4.5 8张"); a name ending
+            // in a size ("yi34b") may be followed by one ("yi34b 4bit").
             let after = squeezed[m.end()..].chars().next();
             let ends_digit = m.as_str().ends_with(|c: char| c.is_ascii_digit());
-            if ends_digit && after.is_some_and(|c| c.is_ascii_digit()) {
+            if ends_digit
+                && after.is_some_and(|c| c.is_ascii_digit())
+                && !spaced_after(text, m.as_str())
+            {
                 continue;
             }
             return self.by_alias.get(m.as_str()).cloned();
@@ -126,6 +130,33 @@ fn contains_word(text: &str, word: &str) -> bool {
         before.is_none_or(|c| !c.is_ascii_alphanumeric())
             && after.is_none_or(|c| !c.is_ascii_alphanumeric())
     })
+}
+
+/// Whether the first place `text` spells `alias` (ignoring case, spaces, `-`, `_`, `.`)
+/// is followed by whitespace before the next letter or digit.
+fn spaced_after(text: &str, alias: &str) -> bool {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    for start in 0..chars.len() {
+        let mut want = alias.chars().peekable();
+        let mut i = start;
+        while i < chars.len() && want.peek().is_some() {
+            let c = chars[i].1;
+            if matches!(c, ' ' | '-' | '_' | '.' | '\u{3000}') && i > start {
+                i += 1;
+                continue;
+            }
+            let lower = c.to_lowercase().next().unwrap_or(c);
+            if Some(&lower) != want.peek() {
+                break;
+            }
+            want.next();
+            i += 1;
+        }
+        if want.peek().is_none() {
+            return chars.get(i).is_some_and(|(_, c)| c.is_whitespace());
+        }
+    }
+    false
 }
 
 #[cfg(test)]

@@ -9,11 +9,16 @@ use crate::advisor::lexicon::Lexicon;
 /// The normalised question (at most [`MAX_QUESTION_BYTES`] of `raw`, cut at a char
 /// boundary).
 pub fn question(lex: &Lexicon, raw: &str) -> String {
+    lex.normalise(cut(raw))
+}
+
+/// At most [`MAX_QUESTION_BYTES`] of `raw`, cut at a char boundary.
+pub fn cut(raw: &str) -> &str {
     let mut cut = raw.len().min(MAX_QUESTION_BYTES);
     while !raw.is_char_boundary(cut) {
         cut -= 1;
     }
-    lex.normalise(&raw[..cut])
+    &raw[..cut]
 }
 
 /// Chinese when any CJK ideograph appears, else English when any Latin letter does.

@@ -1,0 +1,97 @@
+//! A model the catalog does not know. Without a size: say so and ask for its parameter
+//! count (and whether it is MoE), with one example of how to ask. With a size, the
+//! workload answer runs on a generic model of that size and `generic_note` says so.
+
+use super::context::Context;
+use crate::advisor::catalog::{normalize_alias, Catalog};
+use crate::advisor::contract::Answer;
+use crate::advisor::parse::Lang;
+use crate::advisor::reply::params;
+use crate::advisor::workload::Workload;
+
+/// The name as the question wrote it, cut to a sane length for the reply.
+fn shown(name: &str) -> String {
+    name.chars().take(40).collect()
+}
+
+/// Catalog models of the same family as `name` (its leading letters), at most three:
+/// offered as names to ask about, never silently substituted.
+fn relatives(cat: &Catalog, name: &str) -> Vec<String> {
+    let lower = name.to_lowercase();
+    let family: String = if lower.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        lower
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic() || *c == '-')
+            .collect()
+    } else {
+        lower.chars().take_while(|c| !c.is_ascii()).collect()
+    };
+    let family = normalize_alias(&family);
+    if family.chars().count() < 2 {
+        return Vec::new();
+    }
+    cat.models
+        .iter()
+        .rev()
+        .filter(|m| {
+            m.aliases
+                .iter()
+                .chain(std::iter::once(&m.id))
+                .any(|a| normalize_alias(a).starts_with(&family))
+        })
+        .take(3)
+        .map(|m| m.name.clone())
+        .collect()
+}
+
+/// No size: the model is not known; ask for what the estimate needs.
+pub fn ask(ctx: &Context<'_>, ans: &mut Answer) {
+    let name = shown(ctx.parsed.unknown_model.as_deref().unwrap_or_default());
+    let near = relatives(ctx.cat, &name);
+    let r = &mut ans.rendered;
+    match ctx.lang {
+        Lang::Zh => {
+            r.text(format!(
+                "目录里还没有「{name}」这个模型，我不知道它的参数量，没法按它估算显存。"
+            ));
+            r.text(
+                "请告诉我它的总参数量，以及是不是 MoE（MoE 再说每个 token 激活多少参数），例如：「一个 120B 的 MoE 模型、激活 5B，推理要什么卡」。",
+            );
+            if !near.is_empty() {
+                r.text(format!(
+                    "目录里同一家族的有：{}，也可以直接问它们。",
+                    near.join("、")
+                ));
+            }
+        }
+        Lang::En => {
+            r.text(format!(
+                "\"{name}\" is not in my model catalog yet: I do not know its size, so I cannot estimate its memory."
+            ));
+            r.text(
+                "Tell me its total parameter count and whether it is a MoE (and then its active parameters), e.g. \"a 120B MoE model with 5B active: what GPU for inference?\"",
+            );
+            if !near.is_empty() {
+                r.text(format!(
+                    "The catalog has these of the same family: {}; you can ask about them directly.",
+                    near.join(", ")
+                ));
+            }
+        }
+    }
+}
+
+/// A size was given with an unknown name: the answer is for a generic model of that
+/// size (DOMAIN.md §6), and says so.
+pub fn generic_note(name: &str, w: &Workload, lang: Lang) -> String {
+    let name = shown(name);
+    let size = params(w.arch.params_b);
+    match lang {
+        Lang::Zh => format!(
+            "注意：目录里没有「{name}」，下面按一个通用的 {size} 稠密模型（Llama 结构、GQA）估算；它若是 MoE、滑动窗口或原生 FP8/FP4 权重，实际显存会不同，请告诉我。"
+        ),
+        Lang::En => format!(
+            "Note: \"{name}\" is not in my catalog; the figures below are for a generic {size} dense model (Llama-shaped, GQA). If it is a MoE, uses sliding windows or ships FP8/FP4 weights, the real need differs: tell me."
+        ),
+    }
+}
