@@ -261,6 +261,11 @@ pub struct Topic {
     pub title_zh: String,
     pub title_en: String,
     pub triggers: Vec<String>,
+    /// Questions this topic answers, as customers write them (zh and en): the router
+    /// scores a question against them (`parse/topics.rs`), so a miss is fixed by adding
+    /// one.
+    #[serde(default)]
+    pub examples: Vec<String>,
     pub text_zh: String,
     pub text_en: String,
 }
