@@ -23,8 +23,9 @@ const EMBEDDED_CATALOG: [&str; 5] = [
     include_str!("../catalog/billing.toml"),
 ];
 
-const EMBEDDED_INTENTS: [(&str, &str); 2] = [
+const EMBEDDED_INTENTS: [(&str, &str); 3] = [
     ("cues.toml", include_str!("../intents/cues.toml")),
+    ("normalise.toml", include_str!("../intents/normalise.toml")),
     ("slots.toml", include_str!("../intents/slots.toml")),
 ];
 

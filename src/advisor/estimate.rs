@@ -176,6 +176,10 @@ pub enum Variant {
     FullLogits,
     /// Training without activation checkpointing.
     NoCheckpointing,
+    /// FlashAttention/SDPA instead of eager attention.
+    Flash,
+    /// Training with activation checkpointing.
+    Checkpointing,
 }
 
 /// What each plausible other recipe adds to (or, negative, takes from) the job's need on
@@ -197,11 +201,19 @@ pub fn variants(w: &Workload, p: Precision) -> Vec<(Variant, f64)> {
         with(Variant::Eager, &|o| {
             o.recipe.attention = Some(Attention::Eager)
         });
+    } else {
+        with(Variant::Flash, &|o| {
+            o.recipe.attention = Some(Attention::Flash)
+        });
     }
     if w.task.is_training() {
         if w.recipe.checkpointing() {
             with(Variant::NoCheckpointing, &|o| {
                 o.recipe.checkpointing = Some(false)
+            });
+        } else {
+            with(Variant::Checkpointing, &|o| {
+                o.recipe.checkpointing = Some(true)
             });
         }
     } else if w.recipe.logits() == Logits::Last {

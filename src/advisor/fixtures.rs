@@ -14,6 +14,7 @@ pub const TOPICS: &str = include_str!("../../catalog/topics.toml");
 pub const BILLING: &str = include_str!("../../catalog/billing.toml");
 pub const CUES: &str = include_str!("../../intents/cues.toml");
 pub const SLOTS: &str = include_str!("../../intents/slots.toml");
+pub const NORMALISE: &str = include_str!("../../intents/normalise.toml");
 
 /// The catalog from these texts (the shipped ones where `None`).
 pub fn catalog_with(gpus: Option<&str>, offers: Option<&str>) -> Result<Catalog, Vec<Problem>> {
@@ -27,7 +28,12 @@ pub fn catalog_with(gpus: Option<&str>, offers: Option<&str>) -> Result<Catalog,
 }
 
 pub fn lexicon() -> Lexicon {
-    Lexicon::build(&[("cues.toml", CUES), ("slots.toml", SLOTS)]).expect("intents build")
+    Lexicon::build(&[
+        ("cues.toml", CUES),
+        ("slots.toml", SLOTS),
+        ("normalise.toml", NORMALISE),
+    ])
+    .expect("intents build")
 }
 
 /// The advisor of the shipped data, built once for all tests.

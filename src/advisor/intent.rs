@@ -69,7 +69,8 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         return (Intent::Unknown, a.clone(), false);
     }
     let has_workload = a.has_workload();
-    let compare = a.gpus.len() >= 2 && p.cue(Cue::Compare) && !has_workload;
+    // Card against card in any phrasing is a comparison, with or without a workload.
+    let compare = a.gpus.len() >= 2 && p.cue(Cue::Compare);
     // A follow-up: something that modifies the last turn, without a workload of its own
     // or introduced as one ("那 7B 呢"). Topic-only questions and comparisons stand alone.
     if let Some(prev) = prev {
@@ -102,7 +103,9 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     if has_workload {
         // A named card with a can-it cue, or asked as a question without a what-to-rent
         // cue ("4090 跑 70B？"), is a feasibility question.
-        let question = p.cue(Cue::Feasibility) || p.question && !p.cue(Cue::Recommend);
+        // So is a workload on cards the customer counted ("Qwen2.5-72B 用 2 张 A100 80G").
+        let question =
+            p.cue(Cue::Feasibility) || (p.question || p.count_at_card) && !p.cue(Cue::Recommend);
         let intent = if !a.gpus.is_empty() && question {
             Intent::Feasibility
         } else {

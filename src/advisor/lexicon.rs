@@ -12,7 +12,9 @@
 use super::catalog::Problem;
 use super::numerals::{parse_number, NUM_PATTERN};
 
+mod fold;
 mod names;
+pub use fold::Fold;
 pub use names::{Cue, Name, Slot};
 use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
@@ -38,6 +40,10 @@ struct RawFile {
     cue: Vec<RawEntry>,
     #[serde(default)]
     slot: Vec<RawEntry>,
+    #[serde(default)]
+    fold: Vec<fold::RawFold>,
+    #[serde(default)]
+    typo: Vec<fold::RawTypo>,
 }
 
 /// One compiled entry.
@@ -71,6 +77,8 @@ pub struct Lexicon {
     all: regex::RegexSet,
     /// For each pattern of `all`, the number of its entry.
     pattern_entry: Vec<usize>,
+    /// Characters and words folded before matching (`intents/normalise.toml`).
+    fold: Fold,
 }
 
 /// Hashing for the lexicon's tables, looked up by the parser dozens of times per question
@@ -122,6 +130,7 @@ impl Default for Lexicon {
             required: Vec::new(),
             all: regex::RegexSet::empty(),
             pattern_entry: Vec::new(),
+            fold: Fold::default(),
         }
     }
 }
@@ -130,6 +139,36 @@ impl Default for Lexicon {
 pub struct Scan(Vec<bool>);
 
 impl Entry {
+    /// Every match of every pattern that yields a value, by pattern then position.
+    fn all(&self, text: &str, k_binary: bool) -> Vec<Found> {
+        let mut out = Vec::new();
+        for re in &self.patterns {
+            if !re.is_match(text) {
+                continue;
+            }
+            for c in re.captures_iter(text) {
+                let m = c.get(0).expect("group 0");
+                if m.as_str().is_empty() {
+                    continue;
+                }
+                let value = match (c.name("n"), self.value) {
+                    (Some(n), _) => parse_number(n.as_str(), k_binary),
+                    (None, Some(v)) => Some(v),
+                    (None, None) => Some(1.0),
+                };
+                if let Some(value) = value {
+                    out.push(Found {
+                        value,
+                        start: m.start(),
+                        end: m.end(),
+                        before: text[..m.start()].chars().next_back(),
+                    });
+                }
+            }
+        }
+        out
+    }
+
     /// The first match of any pattern that yields a value: its value and span.
     fn find(&self, text: &str, k_binary: bool) -> Option<Found> {
         for re in &self.patterns {
@@ -168,6 +207,7 @@ impl Lexicon {
         let mut problems = Vec::new();
         let mut lex = Lexicon::default();
         let mut examples = Vec::new();
+        let (mut folds, mut typos) = (Vec::new(), Vec::new());
         for (file, text) in files {
             let raw: RawFile = match toml::from_str(text) {
                 Ok(r) => r,
@@ -180,6 +220,8 @@ impl Lexicon {
                     continue;
                 }
             };
+            folds.extend(raw.fold.into_iter().map(|f| (file.to_string(), f)));
+            typos.extend(raw.typo.into_iter().map(|t| (file.to_string(), t)));
             for (kind, list) in [("cue", raw.cue), ("slot", raw.slot)] {
                 for e in list {
                     let key = format!("{kind}[{}]", e.name);
@@ -227,10 +269,22 @@ impl Lexicon {
                 }),
             }
         }
+        let (fold, fold_examples) = Fold::build(folds, typos, &mut problems);
+        lex.fold = fold;
+        for (file, key, [question, folded]) in fold_examples {
+            let got = lex.normalise(&question);
+            if got != folded || lex.normalise(&got) != got {
+                problems.push(Problem {
+                    file,
+                    key,
+                    message: format!("folds {question:?} to {got:?}, not {folded:?}"),
+                });
+            }
+        }
         for (file, key, number, yes, no) in examples {
             let entry = &lex.entries[number];
             for ex in yes {
-                if entry.find(&normalize(&ex), false).is_none() {
+                if entry.find(&lex.normalise(&ex), false).is_none() {
                     problems.push(Problem {
                         file: file.clone(),
                         key: key.clone(),
@@ -239,7 +293,7 @@ impl Lexicon {
                 }
             }
             for ex in no {
-                if entry.find(&normalize(&ex), false).is_some() {
+                if entry.find(&lex.normalise(&ex), false).is_some() {
                     problems.push(Problem {
                         file: file.clone(),
                         key: key.clone(),
@@ -314,9 +368,24 @@ impl Lexicon {
         self.entry(name).find(text, k_binary)
     }
 
+    /// Every match of a cue or slot (by pattern, then position), when the scan found it.
+    pub fn all_in(&self, scan: &Scan, name: impl Name, text: &str, k_binary: bool) -> Vec<Found> {
+        if self.has_in(scan, name) {
+            self.entry(name).all(text, k_binary)
+        } else {
+            Vec::new()
+        }
+    }
+
     /// Whether a cue (or a slot without a number) is present.
     pub fn has(&self, name: impl Name, text: &str) -> bool {
         self.entry(name).patterns.iter().any(|re| re.is_match(text))
+    }
+
+    /// A question as the patterns see it: [`normalize`]d, then folded by the tables of
+    /// `intents/normalise.toml` (traditional → simplified characters, typos).
+    pub fn normalise(&self, text: &str) -> String {
+        self.fold.apply(normalize(text))
     }
 
     pub fn len(&self) -> usize {

@@ -3,10 +3,15 @@
 //! `Parser::new`; parsing allocates only the normalised copy of the question. It reads;
 //! it does not decide the intent or fill defaults (`intent` and `workload` do).
 //!
-//! `entities` reads card and model names, `slots` the task, precision and numbers,
-//! `topics` the knowledge topics touched.
+//! The steps, in order: `normalise` (one folded copy of the question), `entities` (card
+//! names with their counts, declined cards), `models` (model names with their qualifiers),
+//! `slots` (task, precision and every number, each number in one slot), `topics` (the
+//! knowledge topics, scored against their example questions). The intent is decided
+//! from the cues and these by `intent`.
 
 mod entities;
+mod models;
+mod normalise;
 mod recipe;
 mod serving;
 mod slots;
@@ -14,9 +19,10 @@ mod topics;
 mod unknown;
 
 use super::catalog::Catalog;
-use super::lexicon::{normalize, Cue, Lexicon};
+use super::lexicon::{Cue, Lexicon, Slot};
 use super::workload::{Asked, Task};
-use entities::Entities;
+use entities::{CardFacts, Entities};
+use models::Models;
 use topics::Triggers;
 
 /// Questions longer than this many bytes are cut (at a char boundary) before parsing:
@@ -25,6 +31,8 @@ pub const MAX_QUESTION_BYTES: usize = 2000;
 /// Sizes beyond this are absurd for a rental question (the largest public models are
 /// ~2T parameters).
 pub const MAX_PARAMS_B: f64 = 10_000.0;
+/// "训练/train" on this many tokens or more is pretraining (DOMAIN.md §6).
+pub const PRETRAIN_TOKENS: f64 = 100e9;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lang {
@@ -58,11 +66,15 @@ pub struct Parsed {
     pub cues: Vec<Cue>,
     /// Topic ids by descending score.
     pub topics: Vec<String>,
+    /// The nearest topic ids when no topic was sure (the help reply offers them).
+    pub near_topics: Vec<String>,
     pub invalid: Option<Invalid>,
     /// Slots that modify a workload were stated (for follow-ups).
     pub modifiers: bool,
     /// Written as a question (ends with ? / 吗 / 呢).
     pub question: bool,
+    /// A count was written next to a card ("2 张 A100 80G"): the customer's cards.
+    pub count_at_card: bool,
     /// A model name the catalog does not know, as written.
     pub unknown_model: Option<String>,
 }
@@ -80,6 +92,7 @@ impl Parsed {
 pub struct Parser {
     lex: Lexicon,
     entities: Entities,
+    models: Models,
     triggers: Triggers,
 }
 
@@ -88,6 +101,7 @@ impl Parser {
         Parser {
             lex,
             entities: Entities::new(cat),
+            models: Models::new(cat),
             triggers: Triggers::new(cat),
         }
     }
@@ -98,23 +112,17 @@ impl Parser {
 
     /// Parses one question.
     pub fn parse(&self, raw: &str, usd_cny: f64) -> Parsed {
-        let mut cut = raw.len().min(MAX_QUESTION_BYTES);
-        while !raw.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let text = normalize(&raw[..cut]);
+        let text = normalise::question(&self.lex, raw);
         let mut p = Parsed {
             empty: text.is_empty(),
             ..Parsed::default()
         };
-        p.lang = detect_lang(&text);
+        p.lang = normalise::lang(&text);
         if p.empty {
             return p;
         }
         let lex = &self.lex;
-        p.question = text
-            .trim_end_matches(['.', '。', '!', '！', ' '])
-            .ends_with(['?', '？', '吗', '呢', '么']);
+        p.question = normalise::is_question(&text);
         let scan = lex.scan(&text);
         for &cue in Cue::ALL {
             if lex.has_in(&scan, cue) {
@@ -123,12 +131,22 @@ impl Parser {
         }
         let a = &mut p.asked;
 
-        let blanked = self.entities.cards(lex, &scan, &text, a);
-        a.model = self.entities.model(&text);
-        p.unknown_model = unknown::not_in_catalog(&text, &raw[..cut], a);
-        p.invalid = slots::size(lex, blanked, a);
+        let mut facts = CardFacts::default();
+        let blanked = self.entities.cards(lex, &scan, &text, a, &mut facts);
+        p.count_at_card = facts.count_at_card;
+        a.model = self.models.model(lex, &scan, &text);
+        p.unknown_model = unknown::not_in_catalog(&text, normalise::cut(raw), a);
+        p.invalid = slots::size(lex, blanked.clone(), a);
         let native = slots::task_and_precision(lex, &scan, &text, a);
-        p.invalid = slots::numbers(lex, &scan, &text, usd_cny, a, p.invalid.take());
+        p.invalid = slots::numbers(lex, &scan, &text, &blanked, usd_cny, a, p.invalid.take());
+        // Training on a data size of 100B tokens or more is pretraining (DOMAIN.md §6),
+        // unless the question said how it trains (LoRA, fine-tuning, full fine-tuning).
+        if a.task == Some(Task::Full)
+            && !lex.has_in(&scan, Slot::TaskFull)
+            && a.train_tokens.is_some_and(|t| t >= PRETRAIN_TOKENS)
+        {
+            a.task = Some(Task::Pretrain);
+        }
         serving::serving(lex, &scan, &text, a);
         a.annual = p.cues.contains(&Cue::Annual);
         a.domestic = p.cues.contains(&Cue::Domestic);
@@ -156,21 +174,14 @@ impl Parser {
             || a.gpu_count.is_some()
             || a.serving.stated();
         p.modifiers |= recipe::read(lex, &scan, &text, &mut p.asked);
-        p.topics = self.triggers.topics(&text);
+        // Examples route a question with no workload, no budget and at most one card (two
+        // cards are a comparison).
+        let a = &p.asked;
+        let open = !a.has_workload() && a.budget_cny.is_none() && a.gpus.len() < 2;
+        let routed = self.triggers.route(&text, open);
+        p.topics = routed.topics;
+        p.near_topics = routed.near;
         p
-    }
-}
-
-fn detect_lang(text: &str) -> Option<Lang> {
-    if text
-        .chars()
-        .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c) || ('\u{3400}'..='\u{4dbf}').contains(&c))
-    {
-        Some(Lang::Zh)
-    } else if text.chars().any(|c| c.is_ascii_alphabetic()) {
-        Some(Lang::En)
-    } else {
-        None
     }
 }
 

@@ -3,7 +3,7 @@
 //! the documented defaults filled in and the model's architecture resolved). It neither
 //! parses text nor estimates memory.
 
-use super::catalog::{Catalog, KvForm, Model, ModelKind};
+use super::catalog::{native_expert_bits, Catalog, KvForm, Model, ModelKind};
 use serde::{Deserialize, Serialize};
 
 pub mod serving;
@@ -242,8 +242,9 @@ pub struct Layout {
     pub cross_layers: f64,
     pub cross_state_bytes: f64,
     pub expert_params_b: f64,
-    /// The routed experts ship in MXFP4 (gpt-oss), the rest in BF16.
-    pub mxfp4_experts: bool,
+    /// Bits per routed-expert weight when the experts ship in a native 4-bit format
+    /// (MXFP4, INT4 groups of 32) and the rest in BF16; 0 otherwise.
+    pub native_expert_bits: f64,
     pub text_encoder_b: f64,
     pub vae_b: f64,
     pub vision_params_b: f64,
@@ -275,7 +276,7 @@ impl Arch {
                 cross_layers: m.cross_layers as f64,
                 cross_state_bytes: m.cross_state_mb * 1e6,
                 expert_params_b: m.expert_params_b,
-                mxfp4_experts: m.native_precision == "mxfp4",
+                native_expert_bits: native_expert_bits(&m.native_precision).unwrap_or(0.0),
                 text_encoder_b: m.text_encoder_b,
                 vae_b: m.vae_b,
                 vision_params_b: m.vision_params_b,
@@ -367,7 +368,7 @@ impl Arch {
 /// The precision a model's native format reports: MXFP4 experts are 4-bit weights.
 pub fn native_precision(id: &str) -> Option<Precision> {
     match id {
-        "mxfp4" => Some(Precision::Int4),
+        "mxfp4" | "int4-experts" => Some(Precision::Int4),
         _ => Precision::from_id(id),
     }
 }

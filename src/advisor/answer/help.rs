@@ -18,6 +18,21 @@ pub fn help(ctx: &Context<'_>, ans: &mut Answer, unknown: bool) {
             "这个问题我没看懂，我只回答 GPU 租用和大模型选卡的问题。",
             "I did not catch that: I answer questions about renting GPUs for AI models.",
         ));
+        // The nearest knowledge topics, when the question came close to some.
+        let near: Vec<String> = ctx
+            .parsed
+            .near_topics
+            .iter()
+            .filter_map(|id| ctx.cat.topic(id))
+            .map(|tp| match lang {
+                Lang::Zh => tp.title_zh.clone(),
+                Lang::En => tp.title_en.clone(),
+            })
+            .collect();
+        if !near.is_empty() {
+            r.text(t(lang, "你是不是想问：", "Did you mean one of these:"));
+            r.bullets(near);
+        }
     } else {
         r.title(t(
             lang,

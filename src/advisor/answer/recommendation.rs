@@ -53,7 +53,9 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
             .find(|o| o.gpu == gpu.id && ctx.parsed.cue(Cue::Slice) && o.slice_memory_gb.is_some())
             .and_then(|o| o.slice_memory_gb)
             .unwrap_or(gpu.memory_gb);
-        let fits = need <= TIGHT * memory;
+        // AWQ kernels need Turing or newer (DOMAIN.md §6): the card's `awq` flag.
+        let no_awq = w.awq && w.precision == Precision::Int4 && !gpu.awq;
+        let fits = need <= TIGHT * memory && !no_awq;
         ans.verdict = Some(VerdictJson {
             gpu: gpu.id.clone(),
             count,
@@ -62,6 +64,17 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
             available_gb: round1(memory * count as f64),
         });
         r.text(fit::verdict_line(w, gpu, memory, count, need, fits, lang));
+        if no_awq {
+            r.text(format!(
+                "{} {}",
+                gpu.name,
+                t(
+                    lang,
+                    "不支持 AWQ 内核（需要 Turing 及更新的架构），请改用 GPTQ 格式的 INT4。",
+                    "cannot run AWQ kernels (they need Turing or newer); use a GPTQ INT4 build instead.",
+                )
+            ));
+        }
         let own = Limits {
             gpu: Some(gpu.id.clone()),
             ..limits.clone()

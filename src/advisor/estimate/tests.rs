@@ -159,6 +159,7 @@ fn native_mxfp4_experts_keep_attention_in_bf16() {
     assert_eq!(w.precision, Precision::Int4);
     let b = bill(&w, w.precision);
     let l = &w.arch.layout;
+    assert_eq!(l.native_expert_bits, 4.25);
     let want = l.expert_params_b * 4.25 / 8.0 + (w.arch.params_b - l.expert_params_b) * 2.0;
     assert!((b.weights - want).abs() < 1e-9, "{} vs {want}", b.weights);
     assert!(b.per_card(1) <= 0.95 * 80.0, "{}", b.per_card(1));
@@ -329,6 +330,21 @@ fn variants_price_the_other_recipes() {
     assert!(v
         .iter()
         .any(|&(k, d)| k == Variant::NoCheckpointing && d > 1.0));
+    // The other way round, a saving.
+    let off = with_recipe(t, |r| {
+        r.checkpointing = Some(false);
+        r.attention = Some(Attention::Eager);
+    });
+    let v = variants(&off, off.precision);
+    assert!(
+        v.iter()
+            .any(|&(k, d)| k == Variant::Checkpointing && d < -1.0),
+        "{v:?}"
+    );
+    assert!(
+        v.iter().any(|&(k, d)| k == Variant::Flash && d < 0.0),
+        "{v:?}"
+    );
 }
 
 #[test]

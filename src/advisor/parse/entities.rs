@@ -1,8 +1,9 @@
-//! Card and model names in a question: card aliases from `gpus.toml` (with a count next
-//! to them: `两张 A100`, `8xH100`), model aliases from `models.toml` (the longest match,
-//! ignoring spaces, `-`, `_`, `.`). Compiled once from the catalog; reading a question
-//! allocates only the copy whose card names are blanked out.
+//! Card names in a question: card aliases from `gpus.toml`, with a count next to them
+//! (`两张 A100`, `8xH100`: cards, DOMAIN.md §6, never machines), unless declined ("不要
+//! H100"). Compiled once from the catalog; reading a question allocates only the copy
+//! whose card names are blanked out. Model names are `models.rs`'.
 
+use super::slots::negated;
 use crate::advisor::catalog::{normalize_alias, Catalog};
 use crate::advisor::lexicon::{Lexicon, Scan, Slot};
 use crate::advisor::workload::Asked;
@@ -13,8 +14,15 @@ use std::collections::HashMap;
 pub struct Entities {
     gpu_re: Regex,
     gpu_by_alias: HashMap<String, String>,
-    model_re: Option<Regex>,
-    model_by_alias: HashMap<String, String>,
+}
+
+/// What the cards of a question say besides `Asked`'s fields.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CardFacts {
+    /// A count was written next to a card name ("2 张 A100 80G").
+    pub count_at_card: bool,
+    /// A card was named and declined ("不要 H100").
+    pub declined: bool,
 }
 
 impl Entities {
@@ -43,38 +51,22 @@ impl Entities {
             .join("|");
         let gpu_re = Regex::new(&format!("(?:{pattern})")).expect("escaped aliases compile");
 
-        let mut model_by_alias = HashMap::new();
-        let mut malts: Vec<String> = Vec::new();
-        for m in &cat.models {
-            for a in m.aliases.iter().chain(std::iter::once(&m.id)) {
-                let n = normalize_alias(a);
-                if !n.is_empty() {
-                    model_by_alias.insert(n.clone(), m.id.clone());
-                    malts.push(n);
-                }
-            }
-        }
-        malts.sort_by_key(|a| std::cmp::Reverse(a.len()));
-        malts.dedup();
-        let model_re = (!malts.is_empty()).then(|| {
-            let p = malts
-                .iter()
-                .map(|a| regex::escape(a))
-                .collect::<Vec<_>>()
-                .join("|");
-            Regex::new(&p).expect("escaped aliases compile")
-        });
         Entities {
             gpu_re,
             gpu_by_alias,
-            model_re,
-            model_by_alias,
         }
     }
 
     /// Reads the cards named in `text` (and a count next to the first) into `a`; returns
     /// `text` with the card names blanked out, so "910B" is not read as a model size.
-    pub fn cards(&self, lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) -> String {
+    pub fn cards(
+        &self,
+        lex: &Lexicon,
+        scan: &Scan,
+        text: &str,
+        a: &mut Asked,
+        facts: &mut CardFacts,
+    ) -> String {
         let mut blanked = text.to_string();
         for m in self.gpu_re.find_iter(text) {
             let before = text[..m.start()].chars().next_back();
@@ -104,6 +96,10 @@ impl Entities {
             if a.gpus.contains(id) {
                 continue;
             }
+            if negated(lex, text, m.start()) {
+                facts.declined = true;
+                continue;
+            }
             if a.gpus.is_empty() {
                 let start = prefix.len().saturating_sub(24);
                 let start = (start..=prefix.len())
@@ -115,6 +111,7 @@ impl Entities {
                     .map(|f| f.value);
                 if let Some(c) = count.filter(|c| *c >= 1.0 && *c <= 64.0) {
                     a.gpu_count = Some(c as u32);
+                    facts.count_at_card = true;
                 }
             }
             a.gpus.push(id.clone());
@@ -130,51 +127,4 @@ impl Entities {
         }
         blanked
     }
-
-    /// The model: the longest catalog alias in `text`.
-    pub fn model(&self, text: &str) -> Option<String> {
-        let squeezed = normalize_alias(text);
-        let re = self.model_re.as_ref()?;
-        for m in re.find_iter(&squeezed) {
-            let after = squeezed[m.end()..].chars().next();
-            // "qwen3" is not "qwen3.5"; but a name ending in its size may be followed by
-            // a separate number ("gpt-oss-20b 16G", "GLM-4.5 8张").
-            let ends_in_digit = m.as_str().ends_with(|c: char| c.is_ascii_digit());
-            if ends_in_digit
-                && after.is_some_and(|c| c.is_ascii_digit())
-                && !spaced_after(text, m.as_str())
-            {
-                continue;
-            }
-            return self.model_by_alias.get(m.as_str()).cloned();
-        }
-        None
-    }
-}
-
-/// Whether the first place `text` spells `alias` (ignoring case, spaces, `-`, `_`, `.`)
-/// is followed by whitespace before the next letter or digit.
-fn spaced_after(text: &str, alias: &str) -> bool {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    for start in 0..chars.len() {
-        let mut want = alias.chars().peekable();
-        let mut i = start;
-        while i < chars.len() && want.peek().is_some() {
-            let c = chars[i].1;
-            if matches!(c, ' ' | '-' | '_' | '.' | '\u{3000}') && i > start {
-                i += 1;
-                continue;
-            }
-            let lower = c.to_lowercase().next().unwrap_or(c);
-            if Some(&lower) != want.peek() {
-                break;
-            }
-            want.next();
-            i += 1;
-        }
-        if want.peek().is_none() {
-            return chars.get(i).is_some_and(|(_, c)| c.is_whitespace());
-        }
-    }
-    false
 }

@@ -53,15 +53,24 @@ pub fn size(lex: &Lexicon, blanked: String, a: &mut Asked) -> Option<Invalid> {
 
 /// The task and the weight format. Returns whether "native precision" was asked for.
 pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) -> bool {
+    // A method the question declines ("不要 QLoRA", "不用全参") is not asked for.
+    let stated = |s: Slot| {
+        lex.has_in(scan, s)
+            && lex
+                .all_in(scan, s, text, false)
+                .iter()
+                .any(|f| !negated(lex, text, f.start))
+    };
     a.task = [
         (Slot::TaskQlora, Task::Qlora),
         (Slot::TaskPretrain, Task::Pretrain),
         (Slot::TaskFull, Task::Full),
         (Slot::TaskLora, Task::Lora),
-        (Slot::TaskTrain, Task::Lora),
+        // "训练/train" with no other word trains the weights (DOMAIN.md §6).
+        (Slot::TaskTrain, Task::Full),
     ]
     .iter()
-    .find(|&&(s, _)| lex.has_in(scan, s))
+    .find(|&&(s, _)| stated(s))
     .map(|(_, t)| *t)
     .or_else(|| {
         lex.has_in(scan, Slot::TaskInference)
@@ -89,7 +98,13 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
     ]
     .iter()
     // Blanking only removes text, so a slot the whole text did not match is skipped.
-    .find(|&&(s, _)| lex.has_in(scan, s) && lex.has(s, &prec_text))
+    .find(|&&(s, _)| {
+        lex.has_in(scan, s)
+            && lex
+                .all_in(scan, s, &prec_text, false)
+                .iter()
+                .any(|f| !negated(lex, &prec_text, f.start))
+    })
     .map(|(_, p)| *p);
 
     a.awq = lex.has_in(scan, Slot::FormatAwq);
@@ -104,6 +119,7 @@ pub fn numbers(
     lex: &Lexicon,
     scan: &Scan,
     text: &str,
+    blanked: &str,
     usd_cny: f64,
     a: &mut Asked,
     mut invalid: Option<Invalid>,
@@ -127,30 +143,147 @@ pub fn numbers(
     if let Some(f) = &context {
         conc_text.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
     }
-    let concurrency = lex
-        .find_in(scan, Slot::Concurrency, &conc_text, false)
-        .map(|f| f.value);
+    let concurrency = lex.find_in(scan, Slot::Concurrency, &conc_text, false);
+    let concurrency_at = concurrency.map(|f| (f.start, f.end));
+    let concurrency = concurrency.map(|f| f.value);
     a.concurrency = bounded(concurrency, "concurrency", 1e6, &mut invalid).map(|v| v as u32);
     a.context = bounded(context.map(|f| f.value), "context", 1e8, &mut invalid).map(|v| v as u32);
     a.micro_batch =
         bounded(num(Slot::MicroBatch, false), "batch", 1e5, &mut invalid).map(|v| v as u32);
+    let tokens_found = tokens_b.or_else(|| {
+        lex.find_in(scan, Slot::TrainTokens, text, false)
+            .filter(|f| f.value >= 1e6)
+    });
+    let tokens_at = tokens_found.map(|f| (f.start, f.end));
     let tokens = tokens_b
         .map(|f| f.value * 1e9)
-        .or_else(|| num(Slot::TrainTokens, false).filter(|v| *v >= 1e6));
+        .or_else(|| tokens_found.map(|f| f.value));
     a.train_tokens = bounded(tokens, "tokens", 1e16, &mut invalid);
-    let usd = num(Slot::BudgetUsd, false).map(|v| v * usd_cny);
-    // A "budget" under ¥100 is a count ("两块"), not money.
-    let budget = usd
-        .or_else(|| num(Slot::BudgetAmount, false))
-        .filter(|v| *v >= 100.0);
-    a.budget_cny = bounded(budget, "budget", 1e9, &mut invalid);
-    let months = num(Slot::Months, false)
+    // "每次 prompt 大概 12000 token", "around 3k tokens each": a token count too small
+    // for a data set, in a question that does not train, is the length of a request.
+    if a.context.is_none() && a.task.is_none_or(|t| t == Task::Inference) {
+        a.context = lex
+            .all_in(scan, Slot::TrainTokens, text, true)
+            .into_iter()
+            .filter(|f| (256.0..1e6).contains(&f.value))
+            .map(|f| f.value as u32)
+            .max();
+    }
+    let mut claimed: Vec<(usize, usize)> = Vec::new();
+    claimed.extend(context.map(|f| (f.start, f.end)));
+    claimed.extend(concurrency_at);
+    claimed.extend(tokens_at);
+    // Money is read with card names blanked out: "3090 per year" is a card.
+    let money = money(lex, scan, blanked, usd_cny, &claimed);
+    a.budget_cny = bounded(money.map(|m| m.0), "budget", 1e9, &mut invalid);
+    let period_at = money.and_then(|m| m.1);
+    // "一个月最多 1.5万" and "一年 12 万的预算" say the money's period, not the rental's.
+    let not_period =
+        |f: &Found| f.value != 1.0 || period_at.is_none_or(|(s, e)| f.end <= s || f.start >= e);
+    let num_free = |slot: Slot| {
+        lex.all_in(scan, slot, text, false)
+            .into_iter()
+            .find(not_period)
+            .map(|f| f.value)
+    };
+    let months = num_free(Slot::Months)
         .or_else(|| num(Slot::MonthsHalf, false))
         .or_else(|| {
-            num(Slot::Years, false)
+            num_free(Slot::Years)
                 .filter(|y| *y <= 10.0)
                 .map(|y| y * 12.0)
         });
     a.months = bounded(months, "months", 120.0, &mut invalid);
     invalid
+}
+
+/// Words after a number that make it a count, not money ("3 张卡", "200 路", "7b").
+const COUNT_WORDS: &[&str] = &[
+    "张",
+    "台",
+    "卡",
+    "路",
+    "个",
+    "人",
+    "位",
+    "b ",
+    "tokens",
+    "token",
+    "并发",
+    "小时",
+    "天",
+    "gb",
+    "g ",
+    "users",
+    "concurrent",
+    "cards",
+    "gpus",
+];
+
+/// The budget in CNY a month, and where its period word is: the first amount of the
+/// budget patterns (dollars first) that no other slot claimed, not followed by a count
+/// word, and at least ¥100 ("两块" is a count). A yearly amount (the period word nearest
+/// to it, not across a comma, says per year) is divided by 12.
+fn money(
+    lex: &Lexicon,
+    scan: &Scan,
+    text: &str,
+    usd_cny: f64,
+    claimed: &[(usize, usize)],
+) -> Option<(f64, Option<(usize, usize)>)> {
+    let usd = lex.all_in(scan, Slot::BudgetUsd, text, false);
+    let cny = lex.all_in(scan, Slot::BudgetAmount, text, false);
+    let found = usd
+        .into_iter()
+        .map(|f| (f, usd_cny))
+        .chain(cny.into_iter().map(|f| (f, 1.0)))
+        .find(|(f, rate)| {
+            let rest = text[f.end..].trim_start();
+            f.value * rate >= 100.0
+                && !claimed.iter().any(|&(s, e)| f.start < e && s < f.end)
+                && !COUNT_WORDS
+                    .iter()
+                    .any(|w| rest.starts_with(w) || (w.ends_with(' ') && rest == w.trim_end()))
+        })?;
+    let (f, rate) = found;
+    let period = |slot: Slot| {
+        lex.all_in(scan, slot, text, false)
+            .into_iter()
+            .filter_map(|p| {
+                let (lo, hi) = if p.end <= f.start {
+                    (p.end, f.start)
+                } else if p.start >= f.end {
+                    (f.end, p.start)
+                } else {
+                    return Some((0, p));
+                };
+                let gap = &text[lo..hi];
+                (!gap.contains([',', '，', '。', ';', '；', '、']))
+                    .then(|| (gap.chars().count(), p))
+            })
+            .min_by_key(|(d, _)| *d)
+    };
+    // The nearest period word decides (a month on a tie); none is a month.
+    let value = f.value * rate;
+    [
+        (Slot::PeriodMonth, 1.0),
+        (Slot::PeriodQuarter, 3.0),
+        (Slot::PeriodYear, 12.0),
+    ]
+    .into_iter()
+    .filter_map(|(slot, months)| period(slot).map(|(d, p)| (d, months, p)))
+    .min_by(|a, b| a.0.cmp(&b.0))
+    .map_or(Some((value, None)), |(_, months, p)| {
+        Some((value / months, Some((p.start, p.end))))
+    })
+}
+
+/// Whether the mention starting at `start` is declined: a negation right before it
+/// ("不要 H100", "不要 4bit 的那种 QLoRA", "no H100"), within the same clause.
+pub fn negated(lex: &Lexicon, text: &str, start: usize) -> bool {
+    let mut from = start.saturating_sub(48);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    lex.find(Slot::Negation, &text[from..start]).is_some()
 }

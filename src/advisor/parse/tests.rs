@@ -40,7 +40,7 @@ fn cards_with_their_counts() {
     );
     check(
         "8xH100 能训 70B 吗",
-        "lang=zh gpus=h100-sxm count=8 size=70 task=lora cues=feasibility",
+        "lang=zh gpus=h100-sxm count=8 size=70 task=full cues=feasibility",
     );
     check(
         "two 3090s for a 13B model?",
@@ -81,4 +81,41 @@ fn what_cannot_be_right_is_refused() {
     );
     check("50000B 的模型", "lang=zh invalid=HugeSize(50000.0)");
     check("", "");
+}
+
+#[test]
+fn money_in_any_phrasing_and_period() {
+    check("一个月顶多 4k", "lang=zh budget=4000");
+    check("每个月能出三千出头", "lang=zh budget=3000");
+    check("2万3 的预算", "lang=zh budget=23000 cues=budget");
+    // A yearly amount is a twelfth of it a month; "全年" is not a rental period here.
+    check("全年 9 万 6 的预算", "lang=zh budget=8000 cues=budget");
+    check(
+        "annual budget of 60k yuan",
+        "lang=en budget=5000 cues=budget,annual topics=billing",
+    );
+    // A comma ends the money's period: the year is the rental period.
+    check(
+        "预算 5000，租一年",
+        "lang=zh budget=5000 months=12 cues=budget,annual",
+    );
+    // A card is not money.
+    check(
+        "How much for an RTX 3090 per year?",
+        "lang=en gpus=rtx3090 months=12 cues=price,annual topics=billing",
+    );
+}
+
+#[test]
+fn training_words_follow_the_rules() {
+    check("训练 7B 模型", "lang=zh size=7 task=full");
+    check(
+        "从零炼一个 3B 的模型，语料 600B token",
+        "lang=zh size=3 task=pretrain tokens=600000000000",
+    );
+    check(
+        "想训练一个 13B 的模型，手上有 2T token",
+        "lang=zh size=13 task=pretrain tokens=2000000000000",
+    );
+    check("微调 7B", "lang=zh size=7 task=lora");
 }

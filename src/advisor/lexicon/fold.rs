@@ -1,0 +1,181 @@
+//! The folding every question gets before matching, from `intents/normalise.toml`:
+//! characters (traditional → simplified Chinese) and words (typos), on top of the
+//! built-in folding of [`super::normalize`] (full-width → ASCII, lowercase, spacing).
+//! Compiled once; folding twice changes nothing (checked at load).
+
+use super::Problem;
+use serde::Deserialize;
+use std::collections::HashMap;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFold {
+    name: String,
+    from: String,
+    to: String,
+    #[serde(default)]
+    examples: Vec<[String; 2]>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTypo {
+    from: String,
+    to: String,
+}
+
+/// "2万3", "9 万 6", "3千5": a digit right after 万/千 counts in the next lower unit;
+/// written as the decimal the number readers know ("2.3万"). Not before another digit, a
+/// decimal point or a count word ("1万 5 张卡" keeps its five cards).
+const TAIL_DIGIT: &str = r"([0-9])\s*(万|千)\s*([1-9一二两三四五六七八九])(\s*)([^\s0-9.一二两三四五六七八九十百个张台块卡月年天小位路人k]|$)";
+
+/// "两千五一个月": the 一 of 一个月/一年 after a colloquial numeral is the period's, not a
+/// digit of the amount; a space keeps them apart.
+const PERIOD_ONE: &str = r"([千百万亿][一二两三四五六七八九])(一(?:个月|年|个季度))";
+
+/// The compiled folding tables.
+#[derive(Debug)]
+pub struct Fold {
+    chars: HashMap<char, char>,
+    tail_digit: regex::Regex,
+    period_one: regex::Regex,
+    /// Typos, longest first; `None` when there are none.
+    words: Option<aho_corasick::AhoCorasick>,
+    word_to: Vec<String>,
+}
+
+impl Default for Fold {
+    fn default() -> Fold {
+        Fold {
+            chars: HashMap::new(),
+            tail_digit: regex::Regex::new(TAIL_DIGIT).expect("a fixed pattern"),
+            period_one: regex::Regex::new(PERIOD_ONE).expect("a fixed pattern"),
+            words: None,
+            word_to: Vec::new(),
+        }
+    }
+}
+
+impl Fold {
+    /// Compiles the tables; every problem is reported with its file and key.
+    pub(super) fn build(
+        folds: Vec<(String, RawFold)>,
+        typos: Vec<(String, RawTypo)>,
+        problems: &mut Vec<Problem>,
+    ) -> (Fold, Vec<(String, String, [String; 2])>) {
+        let mut fold = Fold::default();
+        let mut examples = Vec::new();
+        for (file, f) in folds {
+            let key = format!("fold[{}]", f.name);
+            let from: Vec<char> = f.from.chars().filter(|c| !c.is_whitespace()).collect();
+            let to: Vec<char> = f.to.chars().filter(|c| !c.is_whitespace()).collect();
+            if from.len() != to.len() {
+                problems.push(Problem {
+                    file: file.clone(),
+                    key: key.clone(),
+                    message: format!(
+                        "`from` has {} characters but `to` has {}",
+                        from.len(),
+                        to.len()
+                    ),
+                });
+                continue;
+            }
+            for (a, b) in from.into_iter().zip(to) {
+                if a != b {
+                    fold.chars.insert(a, b);
+                }
+            }
+            examples.extend(
+                f.examples
+                    .into_iter()
+                    .map(|e| (file.clone(), key.clone(), e)),
+            );
+        }
+        let chained: Vec<char> = fold
+            .chars
+            .values()
+            .filter(|c| fold.chars.contains_key(c))
+            .copied()
+            .collect();
+        if !chained.is_empty() {
+            problems.push(Problem {
+                file: "intents/".into(),
+                key: "fold".into(),
+                message: format!("folded characters that are folded again: {chained:?}"),
+            });
+        }
+        let mut pairs: Vec<(String, String)> = typos
+            .into_iter()
+            .map(|(_, t)| (fold.chars_only(&t.from), fold.chars_only(&t.to)))
+            .collect();
+        pairs.sort_by_key(|(f, _)| std::cmp::Reverse(f.chars().count()));
+        for (from, to) in &pairs {
+            if from.is_empty() || pairs.iter().any(|(f, _)| to.contains(f.as_str())) {
+                problems.push(Problem {
+                    file: "normalise.toml".into(),
+                    key: format!("typo[{from}]"),
+                    message: "empty, or its `to` contains a typo".into(),
+                });
+            }
+        }
+        if !pairs.is_empty() {
+            fold.words = aho_corasick::AhoCorasick::builder()
+                .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                .build(pairs.iter().map(|(f, _)| f))
+                .ok();
+            fold.word_to = pairs.into_iter().map(|(_, t)| t).collect();
+        }
+        (fold, examples)
+    }
+
+    fn chars_only(&self, text: &str) -> String {
+        super::normalize(text)
+            .chars()
+            .map(|c| self.chars.get(&c).copied().unwrap_or(c))
+            .collect()
+    }
+
+    /// Folds an already [`normalize`](super::normalize)d text.
+    pub fn apply(&self, text: String) -> String {
+        let text = if self.chars.is_empty() || text.is_ascii() {
+            text
+        } else {
+            text.chars()
+                .map(|c| self.chars.get(&c).copied().unwrap_or(c))
+                .collect()
+        };
+        let text = match &self.words {
+            Some(ac) if ac.is_match(&text) => ac.replace_all(&text, &self.word_to),
+            _ => text,
+        };
+        if !text.contains(['万', '千', '百', '亿']) {
+            return text;
+        }
+        let text = if self.period_one.is_match(&text) {
+            self.period_one.replace_all(&text, "$1 $2").into_owned()
+        } else {
+            text
+        };
+        if !self.tail_digit.is_match(&text) {
+            return text;
+        }
+        self.tail_digit
+            .replace_all(&text, |c: &regex::Captures<'_>| {
+                let d = c[3].chars().next().map_or(0, |d| match d {
+                    '0'..='9' => d as u32 - '0' as u32,
+                    '一' => 1,
+                    '二' | '两' => 2,
+                    '三' => 3,
+                    '四' => 4,
+                    '五' => 5,
+                    '六' => 6,
+                    '七' => 7,
+                    '八' => 8,
+                    _ => 9,
+                });
+                format!("{}.{d}{}{}{}", &c[1], &c[2], &c[4], &c[5])
+            })
+            .into_owned()
+    }
+}

@@ -1,0 +1,84 @@
+//! Step 1: the question as the patterns see it. Cut to [`MAX_QUESTION_BYTES`], then
+//! [`Lexicon::normalise`]: full-width → ASCII, lowercase, one space per whitespace run,
+//! traditional → simplified characters and typos from `intents/normalise.toml`. The
+//! language and whether it is written as a question are read here too.
+
+use super::{Lang, MAX_QUESTION_BYTES};
+use crate::advisor::lexicon::Lexicon;
+
+/// The normalised question (at most [`MAX_QUESTION_BYTES`] of `raw`, cut at a char
+/// boundary).
+pub fn question(lex: &Lexicon, raw: &str) -> String {
+    lex.normalise(cut(raw))
+}
+
+/// At most [`MAX_QUESTION_BYTES`] of `raw`, cut at a char boundary.
+pub fn cut(raw: &str) -> &str {
+    let mut cut = raw.len().min(MAX_QUESTION_BYTES);
+    while !raw.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &raw[..cut]
+}
+
+/// Chinese when any CJK ideograph appears, else English when any Latin letter does.
+pub fn lang(text: &str) -> Option<Lang> {
+    if text
+        .chars()
+        .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c) || ('\u{3400}'..='\u{4dbf}').contains(&c))
+    {
+        Some(Lang::Zh)
+    } else if text.chars().any(|c| c.is_ascii_alphabetic()) {
+        Some(Lang::En)
+    } else {
+        None
+    }
+}
+
+/// Written as a question: ends with ? / 吗 / 呢 / 么.
+pub fn is_question(text: &str) -> bool {
+    text.trim_end_matches(['.', '。', '!', '！', ' '])
+        .ends_with(['?', '？', '吗', '呢', '么'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::advisor::fixtures::lexicon;
+
+    /// `input` normalised is `expected`, and normalising that again changes nothing.
+    fn check(input: &str, expected: &str) {
+        let lex = lexicon();
+        let got = question(&lex, input);
+        assert_eq!(got, expected, "{input:?}");
+        assert_eq!(question(&lex, &got), got, "twice: {input:?}");
+    }
+
+    #[test]
+    fn width_case_space_traditional_and_typos_fold() {
+        check("  ＡＢＣ\t\n 4090×2 ", "abc 4090x2");
+        check("兩張４０９０訓練 13B 嗎", "两张4090训练 13b 吗");
+        check("顯寸夠不夠", "显存够不够");
+        check("預算每個月三千", "预算每个月三千");
+        check("Qwen2.5-7B 推里", "qwen2.5-7b 推理");
+        check("", "");
+    }
+
+    #[test]
+    fn a_digit_after_wan_counts_in_thousands() {
+        check("2万3 的预算", "2.3万 的预算");
+        check("全年 9 万 6 的预算", "全年 9.6万 的预算");
+        check("3千5", "3.5千");
+        check("1万 5 张卡", "1万 5 张卡");
+        check("1万5000", "1万5000");
+        check("每月别超 3 千五", "每月别超 3.5千");
+        check("预算两千五一个月", "预算两千五 一个月");
+        check("十一个月", "十一个月");
+    }
+
+    #[test]
+    fn a_long_question_is_cut_at_a_char_boundary() {
+        let long = "显".repeat(MAX_QUESTION_BYTES);
+        assert!(question(&lexicon(), &long).len() <= MAX_QUESTION_BYTES);
+    }
+}
