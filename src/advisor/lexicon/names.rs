@@ -69,6 +69,7 @@ names! {
         SizeCount = "size.count",
         Concurrency = "concurrency",
         Context = "context",
+        ContextOutput = "context.output",
         MicroBatch = "micro_batch",
         BudgetAmount = "budget.amount",
         BudgetUsd = "budget.usd",
