@@ -12,10 +12,12 @@
 
 mod kv;
 mod memory;
+pub mod serving;
 mod speed;
 mod training;
 
 pub use kv::{kv_bytes_per_token, kv_sequence_bytes, kv_whole_on_every_card};
+pub use serving::{serving, Serving};
 pub use speed::{decode_tokens_per_s, train_hours, DECODE_MBU, TRAINING_MFU};
 pub use training::{lora_params, LORA_RANK};
 

@@ -6,6 +6,8 @@
 use super::catalog::{native_expert_bits, Catalog, KvForm, Model, ModelKind};
 use serde::{Deserialize, Serialize};
 
+pub mod serving;
+pub use serving::{Engine, ServingAsk};
 mod recipe;
 pub use recipe::{Attention, Framework, Logits, LoraTargets, QuantLib, Recipe};
 
@@ -137,6 +139,9 @@ pub struct Asked {
     pub offer: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub domestic: bool,
+    /// Engine, request size, load and latency targets (DOMAIN.md §8).
+    #[serde(skip_serializing_if = "ServingAsk::is_default")]
+    pub serving: ServingAsk,
     /// How the job is run, as far as stated (attention, checkpointing, logits, libraries).
     #[serde(skip_serializing_if = "Recipe::is_default")]
     pub recipe: Recipe,
@@ -196,6 +201,7 @@ impl Asked {
         m.offload |= self.offload;
         m.annual |= self.annual;
         m.domestic |= self.domestic;
+        m.serving = self.serving.over(&prev.serving);
         m.recipe = self.recipe.over(&prev.recipe);
         m
     }
@@ -451,7 +457,14 @@ impl Workload {
             concurrency: if training {
                 1
             } else {
-                a.concurrency.unwrap_or(1).max(1)
+                a.concurrency
+                    .or_else(|| {
+                        a.serving
+                            .asked_load(context)
+                            .map(|c| c.ceil().min(1e6) as u32)
+                    })
+                    .unwrap_or(1)
+                    .max(1)
             },
             context: context.max(1),
             micro_batch: training.then(|| a.micro_batch.unwrap_or(DEFAULT_MICRO_BATCH).max(1)),
