@@ -160,7 +160,7 @@ fn main() -> ExitCode {
                 dirs,
             )
         }
-        Command::Report { file, top } => cli::report(file, *top),
+        Command::Report { file, top } => cli::report(&advisor, file, *top),
         Command::Model { .. } => unreachable!("handled before loading the data"),
     }
 }

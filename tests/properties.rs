@@ -102,3 +102,75 @@ fn one_megabyte_of_anything() {
         assert!(a.reply().chars().count() <= 4000);
     }
 }
+
+/// The question's slots as one comparable value: the workload and the constraints.
+fn slots(a: &gpu_advisor::advisor::Answer) -> serde_json::Value {
+    let v = serde_json::to_value(a).expect("answer serialises");
+    serde_json::json!({"workload": v["workload"], "constraints": v["constraints"]})
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn normalising_twice_changes_nothing(
+        s in "[ 0-9a-zA-Z０-９Ａ-Ｚ万千百两兩張塊顯訓練預算每個月年一二三五的,，.]{0,40}|.{0,80}",
+    ) {
+        let lex = advisor().parser.lexicon();
+        let once = lex.normalise(&s);
+        prop_assert_eq!(lex.normalise(&once), once);
+    }
+
+    #[test]
+    fn every_number_ends_in_at_most_one_slot(
+        conc in 10u32..60,
+        ctx_k in prop::sample::select(vec![4u32, 8, 16, 32]),
+        budget in prop::sample::select(vec![1200u32, 2500, 3800, 4500, 6600, 9000]),
+        cards in prop::sample::select(vec![2u32, 4, 8]),
+        months in prop::sample::select(vec![3u32, 5, 7, 9]),
+        order in Just(()).prop_perturb(|_, mut rng| {
+            let mut o = vec![0usize, 1, 2, 3, 4];
+            for i in (1..o.len()).rev() {
+                o.swap(i, (rng.next_u32() as usize) % (i + 1));
+            }
+            o
+        }),
+    ) {
+        let parts = [
+            format!("{conc} 路并发"),
+            format!("上下文 {ctx_k}k"),
+            format!("预算 {budget}"),
+            format!("{cards} 张 A100"),
+            format!("租 {months} 个月"),
+        ];
+        let q = format!(
+            "Qwen2.5-14B 推理，{}",
+            order.iter().map(|&i| parts[i].as_str()).collect::<Vec<_>>().join("，")
+        );
+        let p = advisor().parser.parse(&q, 7.2);
+        let a = &p.asked;
+        prop_assert_eq!(a.concurrency, Some(conc), "{}", q);
+        prop_assert_eq!(a.context, Some(ctx_k * 1024), "{}", q);
+        prop_assert_eq!(a.budget_cny, Some(f64::from(budget)), "{}", q);
+        prop_assert_eq!(a.gpu_count, Some(cards), "{}", q);
+        prop_assert_eq!(a.months, Some(f64::from(months)), "{}", q);
+    }
+
+    #[test]
+    fn a_follow_up_restating_the_question_changes_nothing(
+        q in prop::sample::select(vec![
+            "Qwen2.5-14B 推理，并发 8，上下文 16k，预算 6000",
+            "国产卡部署 Qwen2.5-7B",
+            "两张 A100 40G 跑 Qwen2.5-32B 推理",
+            "LoRA 微调 Llama-3-8B，租 3 个月",
+            "Llama-3.1-70B inference, budget $2000 a month",
+            "Qwen2.5-72B 用 2 张 A100 80G",
+            "从头训一个 1B 的模型，数据一千亿 token",
+            "Qwen2.5-7B 推理，不想量化",
+        ]),
+    ) {
+        let (first, state) = advisor().answer(q, &State::default());
+        let (again, _) = advisor().answer(q, &state);
+        prop_assert_eq!(slots(&first), slots(&again), "{}", q);
+    }
+}

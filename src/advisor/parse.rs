@@ -88,6 +88,19 @@ impl Parsed {
     }
 }
 
+/// What a question the advisor could not answer lacked, for `gpu-advisor report`: what
+/// the sales team would add to the catalog or to `intents/`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Missing {
+    /// A model name (as written, when the catalog does not know it; empty when a workload
+    /// was described without any model or size).
+    Model(String),
+    /// A number no slot read (a new way to write a budget, context, count…).
+    Number,
+    /// A knowledge topic: the nearest ones, if any came close.
+    Topic(Vec<String>),
+}
+
 /// The compiled parser.
 pub struct Parser {
     lex: Lexicon,
@@ -108,6 +121,37 @@ impl Parser {
 
     pub fn lexicon(&self) -> &Lexicon {
         &self.lex
+    }
+
+    /// What `question` lacked for an answer (see [`Missing`]).
+    pub fn missing(&self, question: &str) -> Missing {
+        let p = self.parse(question, 1.0);
+        let a = &p.asked;
+        if let Some(m) = &p.unknown_model {
+            return Missing::Model(m.clone());
+        }
+        let workload_words = a.task.is_some() || !a.gpus.is_empty() || p.cue(Cue::Feasibility);
+        if workload_words && !a.has_workload() {
+            return Missing::Model(String::new());
+        }
+        let text = normalise::question(&self.lex, question);
+        let numeral = text
+            .chars()
+            .any(|c| c.is_ascii_digit() || "一二两三四五六七八九十百千万亿".contains(c));
+        let read = a.size_b.is_some()
+            || a.budget_cny.is_some()
+            || a.context.is_some()
+            || a.concurrency.is_some()
+            || a.gpu_count.is_some()
+            || a.months.is_some()
+            || a.train_tokens.is_some()
+            || a.micro_batch.is_some()
+            || !a.gpus.is_empty()
+            || a.model.is_some();
+        if numeral && !read {
+            return Missing::Number;
+        }
+        Missing::Topic(p.near_topics)
     }
 
     /// Parses one question.

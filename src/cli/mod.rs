@@ -75,13 +75,42 @@ pub fn check(catalog: &Path, intents: &Path, advisor: &Advisor) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-pub fn report(file: &Path, top: usize) -> ExitCode {
+/// `report`: the most frequent unanswered questions, then the same grouped by what each
+/// lacked (a model, a number no slot read, a topic, with the nearest topics), so the
+/// sales team sees what to add to the catalog or to intents/.
+pub fn report(advisor: &Advisor, file: &Path, top: usize) -> ExitCode {
+    use gpu_advisor::advisor::parse::Missing;
     match std::fs::read_to_string(file) {
         Ok(text) => {
             let list = gpu_advisor::app::misses::summarise(&text);
             println!("{} distinct unanswered questions", list.len());
-            for (q, n) in list.into_iter().take(top) {
+            for (q, n) in list.iter().take(top) {
                 println!("{n:6}  {q}");
+            }
+            let mut groups: Vec<(&str, Vec<(String, usize)>)> = vec![
+                ("model", Vec::new()),
+                ("number", Vec::new()),
+                ("topic", Vec::new()),
+            ];
+            for (q, n) in &list {
+                let (g, note) = match advisor.parser.missing(q) {
+                    Missing::Model(m) if m.is_empty() => (0, String::new()),
+                    Missing::Model(m) => (0, format!("  [{m}]")),
+                    Missing::Number => (1, String::new()),
+                    Missing::Topic(near) if near.is_empty() => (2, String::new()),
+                    Missing::Topic(near) => (2, format!("  [near: {}]", near.join(", "))),
+                };
+                groups[g].1.push((format!("{q}{note}"), *n));
+            }
+            for (name, items) in groups {
+                let total: usize = items.iter().map(|(_, n)| n).sum();
+                println!(
+                    "\nmissing {name}: {total} questions, {} distinct",
+                    items.len()
+                );
+                for (q, n) in items.into_iter().take(top) {
+                    println!("{n:6}  {q}");
+                }
             }
             ExitCode::SUCCESS
         }

@@ -119,3 +119,12 @@ fn training_words_follow_the_rules() {
     );
     check("微调 7B", "lang=zh size=7 task=lora");
 }
+
+#[test]
+fn a_miss_says_what_it_lacked() {
+    use super::Missing;
+    let missing = |q: &str| advisor().parser.missing(q);
+    assert_eq!(missing("部署一下大模型"), Missing::Model(String::new()));
+    assert_eq!(missing("弄个 3 万的"), Missing::Number);
+    assert!(matches!(missing("能开发票吗"), Missing::Topic(_)));
+}

@@ -73,14 +73,35 @@ impl Triggers {
     /// Examples are scored only for a question that states no workload (`examples`):
     /// "4090 能跑 70B 吗" is a feasibility question even if a pitfall's example is alike.
     pub fn route(&self, text: &str, examples: bool) -> Routed {
-        let by_trigger = self.by_trigger(text);
-        if !by_trigger.is_empty() || !examples {
+        let mut by_trigger = self.by_trigger(text);
+        if !examples {
             return Routed {
                 topics: by_trigger,
                 near: Vec::new(),
             };
         }
         let scored = self.by_example(text);
+        if !by_trigger.is_empty() {
+            // A trigger is a sure sign, unless the examples of another topic cover the
+            // question far better ("带宽超了怎么收钱" is about fees, not the network).
+            let share = |id: &str| {
+                scored
+                    .iter()
+                    .find(|(i, _)| self.topic_ids[*i] == id)
+                    .map_or(0.0, |(_, s)| *s)
+            };
+            if let Some(&(i, s)) = scored.first() {
+                let best = &self.topic_ids[i];
+                if s >= THRESHOLD && *best != by_trigger[0] && s >= 2.0 * share(&by_trigger[0]) {
+                    by_trigger.retain(|t| t != best);
+                    by_trigger.insert(0, best.clone());
+                }
+            }
+            return Routed {
+                topics: by_trigger,
+                near: Vec::new(),
+            };
+        }
         let mut out = Routed::default();
         match scored.first() {
             Some(&(i, s))
@@ -242,6 +263,8 @@ mod tests {
     #[test]
     fn a_trigger_routes_at_once() {
         check("NVLink 是什么", "nvlink");
+        // Unless another topic's examples cover the question far better.
+        check("带宽超了怎么收钱", "hidden-fees,network");
     }
 
     #[test]

@@ -123,6 +123,10 @@ fn name_in(text: &str) -> Option<String> {
     for m in family_re().find_iter(text) {
         let before = text[..m.start()].chars().next_back();
         let after = text[m.end()..].chars().next();
+        // "llama.cpp" is an engine, not a model.
+        if text[m.end()..].starts_with(".cpp") {
+            continue;
+        }
         let ascii_family = m.as_str().is_ascii();
         // A family spelled in Latin letters stands as a word ("want", "graphics" are not).
         if ascii_family
