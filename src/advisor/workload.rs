@@ -248,6 +248,11 @@ pub struct Layout {
     pub text_encoder_b: f64,
     pub vae_b: f64,
     pub vision_params_b: f64,
+    /// The MLP's gate and up projections are one fused linear whose 2 × intermediate
+    /// output is chunked (ChatGLM3/GLM-4 `modeling_chatglm.py` `dense_h_to_4h` and
+    /// `swiglu`; Phi-3/Phi-4 `Phi3MLP.gate_up_proj`): that output lives while the
+    /// activation and the product are made.
+    pub fused_gate_up: bool,
 }
 
 impl Arch {
@@ -280,6 +285,7 @@ impl Arch {
                 text_encoder_b: m.text_encoder_b,
                 vae_b: m.vae_b,
                 vision_params_b: m.vision_params_b,
+                fused_gate_up: matches!(m.family.as_str(), "chatglm" | "glm4" | "phi"),
             },
         }
     }

@@ -220,7 +220,11 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
         Logits::Last => (conc * a.vocab * 4.0, 0.0),
     };
     let scores = eager_scores(w, conc, prompt_one);
-    let prompt_acts = prompt * 3.0 * a.intermediate * 2.0;
+    // Three intermediate-size tensors at the MLP's peak (gate's activation, up, their
+    // product); four where gate and up come out of one fused linear (2 × intermediate,
+    // held until its halves are multiplied).
+    let mlp_tensors = if a.layout.fused_gate_up { 4.0 } else { 3.0 };
+    let prompt_acts = prompt * mlp_tensors * a.intermediate * 2.0;
     // The peak is the largest of the moments that do not overlap: within a layer of the
     // prefill, its attention scores, then its MLP's activations; after the last layer the
     // 16-bit logits and their FP32 copy (6 bytes for 4); and the first decoding step,
