@@ -239,6 +239,23 @@ const GOLDEN: &[(&str, &str)] = &[
         "Can an RTX 3090 fine-tune a 7B model with LoRA?",
     ),
     ("help", "/start"),
+    (
+        "serving-daily-users",
+        "想用 vLLM 部署 Qwen3-32B，日活 2000 人",
+    ),
+    (
+        "serving-users-en",
+        "How many concurrent users can one A100 40G serve for Qwen2.5-14B?",
+    ),
+    (
+        "serving-speed-en",
+        "Qwen2.5-72B on 2 × A100 80G, tokens per second?",
+    ),
+    (
+        "serving-llamacpp",
+        "用 llama.cpp 跑 Qwen2.5-7B Q4_K_M，一张 4090，最长上下文能开多少？",
+    ),
+    ("serving-qps", "Qwen2.5-7B 做客服，QPS 5，首字延迟 1 秒以内"),
 ];
 
 #[test]

@@ -162,6 +162,58 @@ fn conversations_continue_by_id() {
 }
 
 #[test]
+fn serving_answers_users_speed_and_context() {
+    let s = start(Settings::default());
+    let ask = |text: &str, id: Option<&str>| -> Value {
+        let body = match id {
+            Some(id) => json!({"text": text, "conversation": id}),
+            None => json!({"text": text}),
+        };
+        s.ask(&body.to_string(), &[JSON]).json().expect("json")
+    };
+    // Daily users: 5 % at once (DOMAIN.md §8), carried by enough copies, priced in total.
+    let a = ask("想用 vLLM 部署 Qwen3-32B，日活 2000 人", Some("s1"));
+    let sv = &a["serving"];
+    assert_eq!(sv["engine"], "vllm");
+    assert_eq!(sv["concurrency"], 100.0);
+    assert_eq!(a["workload"]["concurrency"], 100);
+    let replicas = sv["replicas"].as_u64().expect("replicas");
+    assert!(replicas >= 1);
+    assert!(sv["per_user_tokens_per_s"].as_f64().unwrap() >= 20.0);
+    assert!(sv["ttft_s"].as_f64().unwrap() <= 2.0);
+    let cards = a["recommendation"]["count"].as_u64().unwrap();
+    assert!(cards >= replicas * sv["count"].as_u64().unwrap());
+    assert!(a["reply"].as_str().unwrap().contains("--max-num-seqs"));
+    // A follow-up keeps the load and changes the engine.
+    let b = ask("换成 SGLang 呢", Some("s1"));
+    assert_eq!(b["serving"]["engine"], "sglang");
+    assert_eq!(b["serving"]["concurrency"], 100.0);
+    // How fast on the named cards: only those cards, with the cost of splitting.
+    let one = ask("Qwen2.5-72B on 2 × A100 80G, tokens per second?", None);
+    let two = ask("Qwen2.5-72B on 4 × A100 80G, tokens per second?", None);
+    let (d2, d4) = (
+        one["serving"]["decode_tokens_per_s"].as_f64().unwrap(),
+        two["serving"]["decode_tokens_per_s"].as_f64().unwrap(),
+    );
+    assert_eq!(one["serving"]["count"], 2);
+    assert!(
+        d2 > 10.0 && d2 < 25.0 && d4 > d2 && d4 < 2.0 * d2,
+        "{d2} {d4}"
+    );
+    assert_eq!(one["estimate"]["decode_tokens_per_s"], d2);
+    // The longest context on a named card, and training has no serving object.
+    let c = ask(
+        "用 llama.cpp 跑 Qwen2.5-7B Q4_K_M，一张 4090，最长上下文能开多少？",
+        None,
+    );
+    assert_eq!(c["serving"]["engine"], "llama.cpp");
+    assert!(c["serving"]["max_context_tokens"].as_f64().unwrap() >= 16384.0);
+    assert!(c["reply"].as_str().unwrap().contains("-ngl"));
+    let t = ask("微调 Qwen-14B 要什么卡?", None);
+    assert!(t["serving"].is_null());
+}
+
+#[test]
 fn bearer_tokens_with_rotation() {
     let s = start(Settings {
         api_tokens: vec![Secret::new("old"), Secret::new("new")],
@@ -320,6 +372,7 @@ fn openapi_describes_the_real_responses() {
         "A100 和 H100 怎么选",
         "NVLink 是什么",
         "T4 一年多少钱",
+        "想用 vLLM 部署 Qwen3-32B，日活 2000 人",
         "",
         "🤔",
     ] {

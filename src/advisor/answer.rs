@@ -15,6 +15,7 @@ mod fit;
 mod help;
 mod price;
 mod recommendation;
+mod serving;
 mod snippets;
 mod topics;
 mod unknown;
@@ -115,6 +116,7 @@ pub fn compose(ctx: &Context<'_>, intent: Intent) -> Answer {
         alternatives: Vec::new(),
         compare: None,
         topics: Vec::new(),
+        serving: None,
         rendered: Reply::new(ctx.lang),
         unknown_model: ctx.parsed.unknown_model.clone(),
     };

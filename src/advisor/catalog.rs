@@ -229,9 +229,22 @@ pub struct Model {
     pub vendor_note: String,
 }
 
-/// Native precisions a model may ship in. `mxfp4` is OCP MX FP4 on the routed experts
-/// with the rest in BF16 (gpt-oss); it is reported as `int4`.
-pub const NATIVE_PRECISIONS: &[&str] = &["bf16", "fp16", "fp8", "fp32", "mxfp4"];
+/// Native precisions a model may ship in. Two are 4-bit formats of the routed experts
+/// only, the rest BF16, reported as `int4`: `mxfp4` (OCP MX FP4, gpt-oss) and
+/// `int4-experts` (INT4 weight-only in groups of 32 with BF16 scales, Kimi K2 Thinking).
+pub const NATIVE_PRECISIONS: &[&str] = &["bf16", "fp16", "fp8", "fp32", "mxfp4", "int4-experts"];
+
+/// Bits per routed-expert weight of a native 4-bit expert format, `None` for the others:
+/// MXFP4 is 4-bit E2M1 values with one 8-bit E8M0 scale per 32 (OCP MX spec v1.0 §5),
+/// 4.25 bits; INT4 in groups of 32 with a BF16 scale (compressed-tensors W4A16, group 32)
+/// is 4.5 bits.
+pub fn native_expert_bits(native_precision: &str) -> Option<f64> {
+    match native_precision {
+        "mxfp4" => Some(4.25),
+        "int4-experts" => Some(4.5),
+        _ => None,
+    }
+}
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]

@@ -6,7 +6,7 @@
 //! what to put in, this module only says how it is written.
 
 use super::catalog::{Gpu, Offer, Range};
-use super::estimate::{Bill, CUDA_CONTEXT_GB};
+use super::estimate::{Bill, Serving, CUDA_CONTEXT_GB};
 use super::intent::Intent;
 use super::recommend::Candidate;
 use super::reply::Reply;
@@ -78,6 +78,51 @@ pub struct ConfigJson {
     pub why: Option<String>,
 }
 
+/// CONTRACT.md §2.1: the configuration as a service.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServingJson {
+    pub engine: &'static str,
+    pub gpu: String,
+    pub count: u32,
+    pub kv_bytes_per_token: f64,
+    pub kv_capacity_tokens: f64,
+    pub max_concurrency: f64,
+    pub max_context_tokens: f64,
+    pub input_tokens: u32,
+    pub output_tokens: u32,
+    pub decode_tokens_per_s: f64,
+    pub ttft_s: f64,
+    pub throughput_tokens_per_s: f64,
+    pub per_user_tokens_per_s: f64,
+    pub concurrency: f64,
+    pub replicas: u32,
+}
+
+impl ServingJson {
+    /// The serving figures of `count` cards of `gpu`, rounded as CONTRACT.md §2.1 shows
+    /// them: whole bytes and tokens, the concurrency bound with two decimals (vLLM prints
+    /// "1.56x"), speeds with one, TTFT with two.
+    pub fn from_serving(s: &Serving, gpu: &str) -> ServingJson {
+        ServingJson {
+            engine: s.engine.id(),
+            gpu: gpu.to_string(),
+            count: s.cards,
+            kv_bytes_per_token: s.kv_bytes_per_token.round(),
+            kv_capacity_tokens: s.kv_capacity_tokens.floor(),
+            max_concurrency: round2(s.max_concurrency),
+            max_context_tokens: s.max_context_tokens.floor(),
+            input_tokens: s.input_tokens,
+            output_tokens: s.output_tokens,
+            decode_tokens_per_s: round1(s.decode_tokens_per_s),
+            ttft_s: round2(s.ttft_s),
+            throughput_tokens_per_s: round1(s.throughput_tokens_per_s),
+            per_user_tokens_per_s: round1(s.per_user_tokens_per_s),
+            concurrency: round2(s.concurrency),
+            replicas: s.replicas,
+        }
+    }
+}
+
 /// The answer: CONTRACT.md §2, plus the neutral reply for adapters.
 #[derive(Debug, Clone, Serialize)]
 pub struct Answer {
@@ -91,6 +136,9 @@ pub struct Answer {
     pub alternatives: Vec<ConfigJson>,
     pub compare: Option<Vec<String>>,
     pub topics: Vec<String>,
+    /// How the configuration serves (CONTRACT.md §2.1); null for training and when no
+    /// configuration is known.
+    pub serving: Option<ServingJson>,
     /// The neutral reply the adapters render for their platform; the JSON carries it as
     /// the markdown `reply`, rendered only when the answer is serialised (or `reply()` is
     /// called), not for every answer.

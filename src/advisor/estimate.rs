@@ -12,10 +12,12 @@
 
 mod kv;
 mod memory;
+pub mod serving;
 mod speed;
 mod training;
 
 pub use kv::{kv_bytes_per_token, kv_sequence_bytes, kv_whole_on_every_card};
+pub use serving::{serving, Serving};
 pub use speed::{decode_tokens_per_s, train_hours, DECODE_MBU, TRAINING_MFU};
 pub use training::{lora_params, LORA_RANK};
 
@@ -174,6 +176,10 @@ pub enum Variant {
     FullLogits,
     /// Training without activation checkpointing.
     NoCheckpointing,
+    /// FlashAttention/SDPA instead of eager attention.
+    Flash,
+    /// Training with activation checkpointing.
+    Checkpointing,
 }
 
 /// What each plausible other recipe adds to (or, negative, takes from) the job's need on
@@ -195,11 +201,19 @@ pub fn variants(w: &Workload, p: Precision) -> Vec<(Variant, f64)> {
         with(Variant::Eager, &|o| {
             o.recipe.attention = Some(Attention::Eager)
         });
+    } else {
+        with(Variant::Flash, &|o| {
+            o.recipe.attention = Some(Attention::Flash)
+        });
     }
     if w.task.is_training() {
         if w.recipe.checkpointing() {
             with(Variant::NoCheckpointing, &|o| {
                 o.recipe.checkpointing = Some(false)
+            });
+        } else {
+            with(Variant::Checkpointing, &|o| {
+                o.recipe.checkpointing = Some(true)
             });
         }
     } else if w.recipe.logits() == Logits::Last {

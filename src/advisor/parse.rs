@@ -13,6 +13,7 @@ mod entities;
 mod models;
 mod normalise;
 mod recipe;
+mod serving;
 mod slots;
 mod topics;
 mod unknown;
@@ -190,6 +191,7 @@ impl Parser {
         {
             a.task = Some(Task::Pretrain);
         }
+        serving::serving(lex, &scan, &text, a);
         a.annual = p.cues.contains(&Cue::Annual);
         a.domestic = p.cues.contains(&Cue::Domestic);
         if native && a.precision.is_some_and(|p| p.is_quantized()) {
@@ -213,7 +215,8 @@ impl Parser {
             || a.optimizer_8bit
             || a.offload
             || !a.gpus.is_empty()
-            || a.gpu_count.is_some();
+            || a.gpu_count.is_some()
+            || a.serving.stated();
         p.modifiers |= recipe::read(lex, &scan, &text, &mut p.asked);
         // Examples route a question with no workload, no budget and at most one card (two
         // cards are a comparison).

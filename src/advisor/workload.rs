@@ -3,9 +3,11 @@
 //! the documented defaults filled in and the model's architecture resolved). It neither
 //! parses text nor estimates memory.
 
-use super::catalog::{Catalog, KvForm, Model, ModelKind};
+use super::catalog::{native_expert_bits, Catalog, KvForm, Model, ModelKind};
 use serde::{Deserialize, Serialize};
 
+pub mod serving;
+pub use serving::{Engine, ServingAsk};
 mod recipe;
 pub use recipe::{Attention, Framework, Logits, LoraTargets, QuantLib, Recipe};
 
@@ -137,6 +139,9 @@ pub struct Asked {
     pub offer: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub domestic: bool,
+    /// Engine, request size, load and latency targets (DOMAIN.md §8).
+    #[serde(skip_serializing_if = "ServingAsk::is_default")]
+    pub serving: ServingAsk,
     /// How the job is run, as far as stated (attention, checkpointing, logits, libraries).
     #[serde(skip_serializing_if = "Recipe::is_default")]
     pub recipe: Recipe,
@@ -196,6 +201,7 @@ impl Asked {
         m.offload |= self.offload;
         m.annual |= self.annual;
         m.domestic |= self.domestic;
+        m.serving = self.serving.over(&prev.serving);
         m.recipe = self.recipe.over(&prev.recipe);
         m
     }
@@ -236,11 +242,17 @@ pub struct Layout {
     pub cross_layers: f64,
     pub cross_state_bytes: f64,
     pub expert_params_b: f64,
-    /// The routed experts ship in MXFP4 (gpt-oss), the rest in BF16.
-    pub mxfp4_experts: bool,
+    /// Bits per routed-expert weight when the experts ship in a native 4-bit format
+    /// (MXFP4, INT4 groups of 32) and the rest in BF16; 0 otherwise.
+    pub native_expert_bits: f64,
     pub text_encoder_b: f64,
     pub vae_b: f64,
     pub vision_params_b: f64,
+    /// The MLP's gate and up projections are one fused linear whose 2 × intermediate
+    /// output is chunked (ChatGLM3/GLM-4 `modeling_chatglm.py` `dense_h_to_4h` and
+    /// `swiglu`; Phi-3/Phi-4 `Phi3MLP.gate_up_proj`): that output lives while the
+    /// activation and the product are made.
+    pub fused_gate_up: bool,
 }
 
 impl Arch {
@@ -269,10 +281,11 @@ impl Arch {
                 cross_layers: m.cross_layers as f64,
                 cross_state_bytes: m.cross_state_mb * 1e6,
                 expert_params_b: m.expert_params_b,
-                mxfp4_experts: m.native_precision == "mxfp4",
+                native_expert_bits: native_expert_bits(&m.native_precision).unwrap_or(0.0),
                 text_encoder_b: m.text_encoder_b,
                 vae_b: m.vae_b,
                 vision_params_b: m.vision_params_b,
+                fused_gate_up: matches!(m.family.as_str(), "chatglm" | "glm4" | "phi"),
             },
         }
     }
@@ -361,7 +374,7 @@ impl Arch {
 /// The precision a model's native format reports: MXFP4 experts are 4-bit weights.
 pub fn native_precision(id: &str) -> Option<Precision> {
     match id {
-        "mxfp4" => Some(Precision::Int4),
+        "mxfp4" | "int4-experts" => Some(Precision::Int4),
         _ => Precision::from_id(id),
     }
 }
@@ -444,7 +457,14 @@ impl Workload {
             concurrency: if training {
                 1
             } else {
-                a.concurrency.unwrap_or(1).max(1)
+                a.concurrency
+                    .or_else(|| {
+                        a.serving
+                            .asked_load(context)
+                            .map(|c| c.ceil().min(1e6) as u32)
+                    })
+                    .unwrap_or(1)
+                    .max(1)
             },
             context: context.max(1),
             micro_batch: training.then(|| a.micro_batch.unwrap_or(DEFAULT_MICRO_BATCH).max(1)),

@@ -48,16 +48,22 @@ pub fn notes(ctx: &Context<'_>, w: &Workload) -> Vec<String> {
             ),
         });
     }
-    if l.mxfp4_experts && w.precision == Precision::Int4 {
-        let experts_gb = l.expert_params_b * 4.25 / 8.0;
+    if l.native_expert_bits > 0.0 && w.precision == Precision::Int4 {
+        let bits = l.native_expert_bits;
+        let format = if bits < 4.4 {
+            "MXFP4"
+        } else {
+            "INT4 (group 32)"
+        };
+        let experts_gb = l.expert_params_b * bits / 8.0;
         let rest_gb = (a.params_b - l.expert_params_b) * 2.0;
         out.push(match lang {
             Lang::Zh => format!(
-                "原生格式：专家权重为 MXFP4（每参数 4.25 bit，{} GB），注意力、路由和嵌入为 BF16（{} GB）；下面的 INT4 即这个原生格式，不需要再量化。",
+                "原生格式：专家权重为 {format}（每参数 {bits} bit，{} GB），注意力、路由和嵌入为 BF16（{} GB）；下面的 INT4 即这个原生格式，不需要再量化。",
                 gb(experts_gb), gb(rest_gb)
             ),
             Lang::En => format!(
-                "Native format: the experts ship in MXFP4 (4.25 bits per weight, {} GB), attention, router and embeddings in BF16 ({} GB); the INT4 below is that native format, no further quantization.",
+                "Native format: the experts ship in {format} ({bits} bits per weight, {} GB), attention, router and embeddings in BF16 ({} GB); the INT4 below is that native format, no further quantization.",
                 gb(experts_gb), gb(rest_gb)
             ),
         });

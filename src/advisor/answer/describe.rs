@@ -235,6 +235,15 @@ pub fn recipe_line(w: &Workload, variants: &[(Variant, f64)], lang: Lang) -> Str
                 (Variant::NoCheckpointing, _) => {
                     t(lang, "不开梯度检查点时", "without gradient checkpointing").to_string()
                 }
+                (Variant::Flash, _) => t(
+                    lang,
+                    "换用 FlashAttention/SDPA 时",
+                    "with FlashAttention/SDPA instead",
+                )
+                .to_string(),
+                (Variant::Checkpointing, _) => {
+                    t(lang, "开梯度检查点时", "with gradient checkpointing").to_string()
+                }
             };
             format!(
                 "{what}{}{} GB",

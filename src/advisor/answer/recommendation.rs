@@ -100,7 +100,12 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
         }
     }
 
-    let best = named_fit.or_else(|| plan.best.clone());
+    let best = super::serving::load_pick(
+        ctx,
+        w,
+        named.is_some(),
+        named_fit.or_else(|| plan.best.clone()),
+    );
     let est = EstimateJson::from_bill(
         search.bill(w.precision),
         best.as_ref().map_or(1, |c| c.cards),
@@ -126,6 +131,7 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
         None => r.text(fit::nothing_fits(w, a.budget_cny, lang)),
     }
     alternatives(ctx, &search, &plan, best.as_ref(), ans);
+    super::serving::attach(ctx, w, ans);
     let topics = contextual_topics(ctx, w, best.as_ref(), named);
     add_topic_snippets(ctx, &topics, ans, 2);
 }

@@ -198,14 +198,14 @@ impl Catalog {
                 p.push(problem(
                     "models.toml",
                     k("native_precision"),
-                    "bf16, fp16, fp8, fp32 or mxfp4",
+                    "bf16, fp16, fp8, fp32, mxfp4 or int4-experts",
                 ));
             }
-            if m.native_precision == "mxfp4" && m.expert_params_b <= 0.0 {
+            if native_expert_bits(&m.native_precision).is_some() && m.expert_params_b <= 0.0 {
                 p.push(problem(
                     "models.toml",
                     k("expert_params_b"),
-                    "mxfp4 needs the routed experts' parameters",
+                    "a native expert format needs the routed experts' parameters",
                 ));
             }
             if m.expert_params_b > m.params_b

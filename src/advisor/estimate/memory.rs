@@ -12,9 +12,6 @@ const INT4_BITS: f64 = 4.16;
 const INT8_BITS: f64 = 8.2;
 /// bitsandbytes NF4 with double quantization: 4 + 0.127 bits (QLoRA paper, §3).
 pub(super) const NF4_BITS: f64 = 4.127;
-/// OCP Microscaling FP4: 4-bit E2M1 elements plus one 8-bit E8M0 scale per block of 32
-/// (OCP MX spec v1.0 §5) = 4.25 bits per weight.
-const MXFP4_BITS: f64 = 4.25;
 /// FP8 with per-block (128×128) scales: the scales add < 0.01 bits.
 const FP8_BITS: f64 = 8.0;
 /// Hidden-size tensors live per prompt token during prefill besides the three
@@ -103,11 +100,17 @@ pub(super) fn weight_bytes(w: &Workload, p: Precision, bits_override: Option<f64
         .or(lib.map(|(b, _)| b))
         .unwrap_or_else(|| bits_for(p));
     let l = &a.layout;
-    if l.mxfp4_experts && p == Precision::Int4 && bits_override.is_none() && lib.is_none() {
-        // The native format: routed experts in MXFP4, attention, router, embeddings and
-        // lm_head BF16 (gpt-oss config.json quantization_config.modules_to_not_convert).
+    if l.native_expert_bits > 0.0
+        && p == Precision::Int4
+        && bits_override.is_none()
+        && lib.is_none()
+    {
+        // The native format: routed experts in 4 bits, attention, router, shared experts,
+        // embeddings and lm_head BF16 (gpt-oss config.json
+        // quantization_config.modules_to_not_convert; Kimi K2 Thinking's compressed-tensors
+        // `ignore` list).
         let experts = l.expert_params_b * 1e9;
-        return experts * MXFP4_BITS / 8.0 + (total - experts) * 2.0;
+        return experts * l.native_expert_bits / 8.0 + (total - experts) * 2.0;
     }
     if a.diffusion && bits < 16.0 {
         // Quantized diffusion: FP8 casts the transformer only (diffusers' layerwise
@@ -217,7 +220,11 @@ pub(super) fn inference_bill(w: &Workload, p: Precision) -> Bill {
         Logits::Last => (conc * a.vocab * 4.0, 0.0),
     };
     let scores = eager_scores(w, conc, prompt_one);
-    let prompt_acts = prompt * 3.0 * a.intermediate * 2.0;
+    // Three intermediate-size tensors at the MLP's peak (gate's activation, up, their
+    // product); four where gate and up come out of one fused linear (2 × intermediate,
+    // held until its halves are multiplied).
+    let mlp_tensors = if a.layout.fused_gate_up { 4.0 } else { 3.0 };
+    let prompt_acts = prompt * mlp_tensors * a.intermediate * 2.0;
     // The peak is the largest of the moments that do not overlap: within a layer of the
     // prefill, its attention scores, then its MLP's activations; after the last layer the
     // 16-bit logits and their FP32 copy (6 bytes for 4); and the first decoding step,

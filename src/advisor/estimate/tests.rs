@@ -84,8 +84,15 @@ fn speed_follows_bandwidth_and_compute() {
     let w = workload("qwen-7b", Task::Inference, None);
     let b = bill(&w, w.precision);
     let (a100, h100) = (cat.gpu("a100-80g").unwrap(), cat.gpu("h100-sxm").unwrap());
-    let s = |g| decode_tokens_per_s(&w, &b, w.precision, g, 1).expect("decode speed");
-    assert!((s(h100) / s(a100) - h100.bandwidth_gbs / a100.bandwidth_gbs).abs() < 1e-9);
+    let s = |g, n| decode_tokens_per_s(&w, &b, w.precision, g, n).expect("decode speed");
+    // Faster with more bandwidth, but less than in proportion: fixed costs per step.
+    let ratio = s(h100, 1) / s(a100, 1);
+    assert!(
+        ratio > 1.2 && ratio < h100.bandwidth_gbs / a100.bandwidth_gbs,
+        "{ratio}"
+    );
+    // A 7B model sits on one card of an eight-card machine: one card's speed.
+    assert_eq!(s(a100, 8), s(a100, 1));
     let mut t = workload("qwen-7b", Task::Full, None);
     assert_eq!(
         train_hours(&t, a100, 8),
@@ -152,6 +159,7 @@ fn native_mxfp4_experts_keep_attention_in_bf16() {
     assert_eq!(w.precision, Precision::Int4);
     let b = bill(&w, w.precision);
     let l = &w.arch.layout;
+    assert_eq!(l.native_expert_bits, 4.25);
     let want = l.expert_params_b * 4.25 / 8.0 + (w.arch.params_b - l.expert_params_b) * 2.0;
     assert!((b.weights - want).abs() < 1e-9, "{} vs {want}", b.weights);
     assert!(b.per_card(1) <= 0.95 * 80.0, "{}", b.per_card(1));
@@ -201,6 +209,22 @@ fn the_second_measured_memory_table() {
         measured_table(include_str!("../../../tests/data/measured-2.jsonl"));
     assert!(n >= 60, "{n} rows");
     assert!(median <= 0.08, "median |error| {:.1} %", median * 100.0);
+    assert!(
+        worst <= 0.35,
+        "worst |error| {:.1} % ({worst_id})",
+        worst * 100.0
+    );
+}
+
+/// `tests/data/measured-3.jsonl` (GLM-4's inference table read with nvidia-smi, AutoAWQ's
+/// benchmark, torchao's quantisation table, torchtune's LoRA/QLoRA rows), gathered after
+/// the recipe terms were set and not fitted to: median ≤ 10 %, worst ≤ 35 %.
+#[test]
+fn the_third_measured_memory_table() {
+    let (n, median, worst, worst_id) =
+        measured_table(include_str!("../../../tests/data/measured-3.jsonl"));
+    assert!(n >= 25, "{n} rows");
+    assert!(median <= 0.10, "median |error| {:.1} %", median * 100.0);
     assert!(
         worst <= 0.35,
         "worst |error| {:.1} % ({worst_id})",
@@ -322,6 +346,21 @@ fn variants_price_the_other_recipes() {
     assert!(v
         .iter()
         .any(|&(k, d)| k == Variant::NoCheckpointing && d > 1.0));
+    // The other way round, a saving.
+    let off = with_recipe(t, |r| {
+        r.checkpointing = Some(false);
+        r.attention = Some(Attention::Eager);
+    });
+    let v = variants(&off, off.precision);
+    assert!(
+        v.iter()
+            .any(|&(k, d)| k == Variant::Checkpointing && d < -1.0),
+        "{v:?}"
+    );
+    assert!(
+        v.iter().any(|&(k, d)| k == Variant::Flash && d < 0.0),
+        "{v:?}"
+    );
 }
 
 #[test]

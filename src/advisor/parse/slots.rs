@@ -153,7 +153,24 @@ pub fn numbers(
     let concurrency_at = concurrency.map(|f| (f.start, f.end));
     let concurrency = concurrency.map(|f| f.value);
     a.concurrency = bounded(concurrency, "concurrency", 1e6, &mut invalid).map(|v| v as u32);
-    a.context = bounded(context.map(|f| f.value), "context", 1e8, &mut invalid).map(|v| v as u32);
+    // "输入 2048 tokens，输出 512 tokens": the prompt's length was read as the context; the
+    // context holds the reply too (the KV cache grows to prompt + reply).
+    let reply = context
+        .filter(|f| {
+            let said = text[f.start..f.end].trim_start().to_lowercase();
+            ["输入", "input", "prompt"]
+                .iter()
+                .any(|w| said.starts_with(w))
+        })
+        .and_then(|_| lex.find_in(scan, Slot::ContextOutput, text, true))
+        .map_or(0.0, |f| f.value);
+    a.context = bounded(
+        context.map(|f| f.value + reply),
+        "context",
+        1e8,
+        &mut invalid,
+    )
+    .map(|v| v as u32);
     a.micro_batch =
         bounded(num(Slot::MicroBatch, false), "batch", 1e5, &mut invalid).map(|v| v as u32);
     let tokens_found = tokens_b.or_else(|| {

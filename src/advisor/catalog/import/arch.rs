@@ -383,6 +383,22 @@ fn native_precision(root: &Value) -> &'static str {
     if q.contains("mxfp4") {
         return "mxfp4";
     }
+    // compressed-tensors W4A16 on the experts (Kimi K2 Thinking): 4-bit weights.
+    let four_bit = root
+        .get("quantization_config")
+        .and_then(|q| q.get("config_groups"))
+        .and_then(|g| g.as_object())
+        .is_some_and(|g| {
+            g.values().any(|c| {
+                c.get("weights")
+                    .and_then(|w| w.get("num_bits"))
+                    .and_then(|b| b.as_u64())
+                    == Some(4)
+            })
+        });
+    if four_bit {
+        return "int4-experts";
+    }
     if q.contains("fp8") {
         return "fp8";
     }

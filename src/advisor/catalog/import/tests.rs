@@ -6,6 +6,7 @@ fn fixture(name: &str) -> &'static str {
         "gpt-oss-20b" => include_str!("../../../../tests/data/configs/gpt-oss-20b.json"),
         "deepseek-v3" => include_str!("../../../../tests/data/configs/deepseek-v3.json"),
         "kimi-k2" => include_str!("../../../../tests/data/configs/kimi-k2.json"),
+        "kimi-k2-thinking" => include_str!("../../../../tests/data/configs/kimi-k2-thinking.json"),
         "glm-4.5" => include_str!("../../../../tests/data/configs/glm-4.5.json"),
         "glm-4.5-air" => include_str!("../../../../tests/data/configs/glm-4.5-air.json"),
         "llama-4-scout" => include_str!("../../../../tests/data/configs/llama-4-scout.json"),
@@ -186,6 +187,10 @@ fn layouts_are_read() {
     assert_eq!(field("kimi-k2", "kv_form"), "\"mla\"");
     assert_eq!(field("kimi-k2", "kv_latent_dim"), "576");
     assert_eq!(field("kimi-k2", "native_precision"), "\"fp8\"");
+    assert_eq!(
+        field("kimi-k2-thinking", "native_precision"),
+        "\"int4-experts\""
+    );
     assert_eq!(field("glm-4.5", "shared_experts"), "1");
 }
 

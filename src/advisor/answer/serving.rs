@@ -1,0 +1,435 @@
+//! The serving block (CONTRACT.md §2.1, DOMAIN.md §8): how the named configuration, else
+//! the recommended one, serves the workload — KV capacity, concurrency, speed, TTFT and
+//! the replicas the asked load needs, priced in total — with the assumptions stated and
+//! the engine settings that matter.
+
+use super::context::Context;
+use crate::advisor::catalog::{Gpu, Model, Offer, Unit};
+use crate::advisor::contract::{Answer, ServingJson};
+use crate::advisor::estimate::serving::LoadFrom;
+use crate::advisor::estimate::{self, Serving};
+use crate::advisor::parse::Lang;
+use crate::advisor::recommend::{self, Candidate, Limits, TIGHT};
+use crate::advisor::reply::{money, t};
+use crate::advisor::workload::{Engine, Precision, ServingAsk, Workload};
+use std::fmt::Write;
+
+/// The configuration the figures are for: a card, how many the model is split over,
+/// whether they are NVLinked, the precision, and the offer that prices it.
+struct Config<'c> {
+    gpu: &'c Gpu,
+    /// Cards one copy is split over: the named count, else chosen by `best_split`.
+    tp: Option<u32>,
+    memory: f64,
+    linked: bool,
+    precision: Precision,
+    offer: Option<&'c Offer>,
+    /// Cards the priced configuration has (a whole machine may hold several copies).
+    cards: u32,
+}
+
+/// The split of `cards` cards (a power of two dividing them) that serves best, with its
+/// figures: with no load, the fewest cards that hold one request as the engine places
+/// memory; with a load, the split whose copies on these cards carry the most of it
+/// (fewest configurations needed), the narrower on a tie.
+#[allow(clippy::too_many_arguments)]
+fn best_split(
+    w: &Workload,
+    model: Option<&Model>,
+    s: &ServingAsk,
+    p: Precision,
+    gpu: &Gpu,
+    memory: f64,
+    cards: u32,
+    linked: bool,
+) -> Option<(u32, Serving)> {
+    let mut one = w.clone();
+    one.concurrency = 1;
+    one.precision = p;
+    let bill = estimate::bill(&one, p);
+    let mut wp = w.clone();
+    wp.precision = p;
+    let load = w.concurrency > 1;
+    let mut best: Option<(u32, u32, Serving)> = None;
+    let mut tp = 1;
+    while tp <= cards.max(1) {
+        if cards % tp == 0 && bill.per_card(tp) <= TIGHT * memory {
+            let sv = estimate::serving(&wp, model, s, p, gpu, tp, linked);
+            if sv.kv_capacity_tokens >= (sv.input_tokens + sv.output_tokens) as f64 {
+                let configs = sv.replicas.div_ceil((cards / tp).max(1)).max(1);
+                if !load {
+                    return Some((tp, sv));
+                }
+                if best.as_ref().is_none_or(|(_, c, _)| configs < *c) {
+                    best = Some((tp, configs, sv));
+                }
+            }
+        }
+        tp *= 2;
+    }
+    best.map(|(tp, _, sv)| (tp, sv))
+}
+
+fn config<'c>(ctx: &Context<'c>, w: &Workload, ans: &Answer) -> Option<Config<'c>> {
+    let cat = ctx.cat;
+    let a = ctx.asked;
+    // The named card and count, while they hold the weights; else the recommended one.
+    let holds = |gpu: &Gpu| {
+        let count = a.gpu_count.unwrap_or(1).clamp(1, 64) as f64;
+        estimate::bill(w, w.precision).weights / count <= TIGHT * gpu.memory_gb
+            || ans.recommendation.is_none()
+    };
+    if let Some(gpu) = a
+        .gpu
+        .as_deref()
+        .and_then(|g| cat.gpu(g))
+        .filter(|g| holds(g))
+    {
+        let offer = cat
+            .offers
+            .iter()
+            .find(|o| o.gpu == gpu.id && o.slice_memory_gb.is_none());
+        let count = a.gpu_count.unwrap_or(1).clamp(1, 64);
+        let linked = offer.map_or(!gpu.link.is_empty(), |o| !o.link.is_empty());
+        return Some(Config {
+            gpu,
+            tp: Some(count),
+            memory: gpu.memory_gb,
+            linked,
+            precision: w.precision,
+            offer,
+            cards: count,
+        });
+    }
+    let rec = ans.recommendation.as_ref()?;
+    let offer = cat.offers.iter().find(|o| o.id == rec.offer)?;
+    let gpu = cat.gpu(&offer.gpu)?;
+    let precision = Precision::from_id(rec.precision).unwrap_or(w.precision);
+    let cards = rec.count * offer.cards_per_unit;
+    let memory = offer.slice_memory_gb.unwrap_or(gpu.memory_gb);
+    Some(Config {
+        gpu,
+        tp: None,
+        memory,
+        linked: !offer.link.is_empty(),
+        precision,
+        offer: Some(offer),
+        cards,
+    })
+}
+
+/// Adds the serving object and block for an inference workload on its configuration;
+/// the estimate's single-stream speed becomes the serving model's.
+pub fn attach(ctx: &Context<'_>, w: &Workload, ans: &mut Answer) {
+    if w.task.is_training() || w.arch.diffusion {
+        return;
+    }
+    let Some(c) = config(ctx, w, ans) else {
+        return;
+    };
+    let model = w.model.as_deref().and_then(|m| ctx.cat.model(m));
+    let sa = &ctx.asked.serving;
+    let mut wp = w.clone();
+    wp.precision = c.precision;
+    let fixed = |tp: u32| {
+        (
+            tp,
+            estimate::serving(&wp, model, sa, c.precision, c.gpu, tp, c.linked),
+        )
+    };
+    let (tp, s) = match c.tp {
+        Some(tp) => fixed(tp),
+        None => best_split(
+            w,
+            model,
+            sa,
+            c.precision,
+            c.gpu,
+            c.memory,
+            c.cards,
+            c.linked,
+        )
+        .unwrap_or_else(|| fixed(c.cards.max(1))),
+    };
+    if let Some(e) = ans.estimate.as_mut() {
+        e.decode_tokens_per_s = Some(crate::advisor::contract::round1(s.decode_tokens_per_s));
+    }
+    ans.serving = Some(ServingJson::from_serving(&s, &c.gpu.id));
+    let lines = block(ctx, &c, tp, &s, ctx.lang);
+    ans.rendered.text(lines.0);
+    ans.rendered.bullets(lines.1);
+}
+
+fn num(v: f64) -> String {
+    let n = v.round() as i64;
+    let s = n.abs().to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+/// The block: a heading line with the configuration and request, then bullets for the
+/// capacity, the speed, the load, the assumptions and the engine settings.
+fn block(
+    ctx: &Context<'_>,
+    c: &Config<'_>,
+    tp: u32,
+    s: &Serving,
+    lang: Lang,
+) -> (String, Vec<String>) {
+    let a = &ctx.asked.serving;
+    let head = format!(
+        "{}{}{}{} × {}{}{}{}{}{}",
+        t(lang, "**服务能力**（", "**Serving** ("),
+        s.engine.label(),
+        t(lang, "，", ", "),
+        s.cards,
+        c.gpu.name,
+        t(lang, "，每个请求输入 ", "; each request "),
+        s.input_tokens,
+        t(lang, " + 输出 ", " in + "),
+        s.output_tokens,
+        t(lang, " token）", " out tokens)"),
+    );
+    let mut b = Vec::new();
+    let fits = s.kv_capacity_tokens >= (s.input_tokens + s.output_tokens) as f64;
+    if !fits {
+        b.push(
+            t(
+                lang,
+                "放下权重和引擎预留后，KV cache 已放不下一个这样的请求：需要更多卡或更低精度",
+                "once the weights and the engine's reserves are placed, the KV cache cannot hold one such request: more cards or a lower precision",
+            )
+            .to_string(),
+        );
+    } else {
+        b.push(format!(
+            "{}{}{}{:.2}{}{}{}",
+            t(lang, "KV cache 可放 ", "KV cache holds "),
+            num(s.kv_capacity_tokens),
+            t(lang, " token，最多同时 ", " tokens: at most "),
+            s.max_concurrency,
+            t(
+                lang,
+                " 个这样的请求；单个请求最长 ",
+                " such requests at once; the longest single request "
+            ),
+            num(s.max_context_tokens),
+            t(lang, " token", " tokens"),
+        ));
+    }
+    b.push(format!(
+        "{}{:.0}{}{:.2}{}",
+        t(lang, "单路生成约 ", "one stream decodes about "),
+        s.decode_tokens_per_s,
+        t(
+            lang,
+            " tokens/s，空载首字约 ",
+            " tokens/s; time to first token when idle about "
+        ),
+        s.ttft_idle_s,
+        t(lang, " 秒", " s"),
+    ));
+    let mut load = format!(
+        "{}{}{}{:.0}{}{:.2}{}{:.0}{}",
+        t(lang, "按 ", "with "),
+        num(s.concurrency),
+        t(lang, " 路并发：每路约 ", " requests at once: each about "),
+        s.per_user_tokens_per_s,
+        t(lang, " tokens/s，首字约 ", " tokens/s, first token about "),
+        s.ttft_s,
+        t(lang, " 秒，总输出吞吐约 ", " s, total output about "),
+        s.throughput_tokens_per_s,
+        " tokens/s",
+    );
+    if s.replicas > 1 {
+        let _ = write!(
+            load,
+            "{}{}{}",
+            t(lang, "；需要 ", "; needs "),
+            s.replicas,
+            t(lang, " 份这样的配置", " copies of this configuration"),
+        );
+        if let Some(o) = c.offer {
+            let units = units_for(o, s.replicas * tp, c.cards);
+            let total = o.price.scale(units as f64);
+            let _ = write!(
+                load,
+                "{}{}{}",
+                t(lang, "，月费合计约 ", ", about "),
+                money(total.mid()),
+                t(lang, "/月", " a month in total"),
+            );
+        }
+    }
+    b.push(load);
+    b.push(assumptions(s, lang));
+    b.push(settings(s, tp, lang, a.gguf_bits));
+    (head, b)
+}
+
+/// Units of an offer that hold `cards` cards (machines hold `cards_per_unit` each; a
+/// configuration of `min_cards` is the least).
+fn units_for(o: &Offer, cards: u32, min_cards: u32) -> u32 {
+    let cards = cards.max(min_cards);
+    match o.unit {
+        Unit::Machine => cards.div_ceil(o.cards_per_unit.max(1)),
+        _ => cards,
+    }
+}
+
+fn assumptions(s: &Serving, lang: Lang) -> String {
+    let mut out = format!(
+        "{}{:.1}{}{:.0}{}",
+        t(lang, "假设：首字 ≤ ", "assumed: first token ≤ "),
+        s.ttft_target_s,
+        t(lang, " 秒、每路 ≥ ", " s and ≥ "),
+        s.speed_target,
+        t(lang, " tokens/s", " tokens/s per user"),
+    );
+    match s.load_from {
+        LoadFrom::DailyUsers => out.push_str(t(
+            lang,
+            "；日活按 5% 同时在线折算并发",
+            "; daily users taken as 5 % at once at the peak",
+        )),
+        LoadFrom::Qps => out.push_str(t(
+            lang,
+            "；QPS 按 Little 定律（QPS × 每个请求在目标速度下的时长）折算并发",
+            "; QPS turned into concurrency by Little's law (QPS × a request's time at the targets)",
+        )),
+        LoadFrom::None => out.push_str(t(
+            lang,
+            "；没说负载，按目标内能承载的最大并发算",
+            "; no load given: the most the targets allow",
+        )),
+        LoadFrom::Concurrency => {}
+    }
+    out.push_str(t(
+        lang,
+        "。请求长度、引擎或目标不同，告诉我即可重算",
+        ". Tell me your request size, engine or targets to recompute",
+    ));
+    out
+}
+
+fn settings(s: &Serving, tp: u32, lang: Lang, gguf: Option<f64>) -> String {
+    // The batch the targets allow on one copy (`--max-num-seqs` keeps latency there).
+    let seqs = (s.concurrency / s.replicas.max(1) as f64)
+        .ceil()
+        .min(s.max_concurrency.floor())
+        .max(1.0) as u64;
+    let len = s.max_model_len;
+    let flags = match s.engine {
+        Engine::Vllm => format!(
+            "`--gpu-memory-utilization 0.90 --max-model-len {len} --max-num-seqs {seqs} --tensor-parallel-size {}`",
+            tp
+        ),
+        Engine::Sglang => format!(
+            "`--mem-fraction-static --context-length {len} --max-running-requests {seqs} --tp {}`",
+            tp
+        ),
+        Engine::TrtLlm => format!(
+            "`--max_batch_size {seqs} --max_num_tokens 8192 --kv_cache_free_gpu_mem_fraction 0.9 --tp_size {}`",
+            tp
+        ),
+        Engine::Transformers => t(
+            lang,
+            "transformers 没有分页 KV 和连续批处理，多用户服务建议换 vLLM/SGLang",
+            "transformers has no paged KV cache or continuous batching: serve users with vLLM/SGLang",
+        )
+        .to_string(),
+        Engine::LlamaCpp => format!("`-c {len} -ngl 99 --parallel {}`", seqs.min(4)),
+        Engine::Ollama => format!("`num_ctx {len}`, `OLLAMA_NUM_PARALLEL={}`", seqs.min(4)),
+    };
+    let mut out = format!("{}{}", t(lang, "引擎参数：", "engine settings: "), flags);
+    if let Some(bits) = gguf {
+        let _ = write!(
+            out,
+            "{}{bits:.1}{}",
+            t(lang, "（GGUF 每权重约 ", " (GGUF at about "),
+            t(lang, " bit）", " bits per weight)"),
+        );
+    }
+    out
+}
+
+/// For a load of many users (and no named card), the configuration whose copies carry
+/// it within the latency targets for the least money in total: every configuration
+/// that holds the model with one request is sized by the serving model (its KV capacity
+/// and speed under load), then priced for as many copies as the load needs. The
+/// returned candidate counts all of them. Otherwise `best` as it is.
+pub fn load_pick<'c>(
+    ctx: &Context<'c>,
+    w: &Workload,
+    named: bool,
+    best: Option<Candidate<'c>>,
+) -> Option<Candidate<'c>> {
+    if named || w.task.is_training() || w.arch.diffusion || w.concurrency <= 1 {
+        return best;
+    }
+    let cat = ctx.cat;
+    let s = &ctx.asked.serving;
+    let model = w.model.as_deref().and_then(|m| cat.model(m));
+    let mut one = w.clone();
+    one.concurrency = 1;
+    let p = best.as_ref().map_or(w.precision, |b| b.precision);
+    let limits = Limits {
+        gpu: ctx.asked.gpu.clone(),
+        count: None,
+        ..ctx.limits.clone()
+    };
+    let hpm = cat.billing.hours_per_month;
+    let mut pick: Option<(f64, u32, Candidate<'c>)> = None;
+    for c in recommend::candidates(cat, &one, &limits, &|_| Some(p)) {
+        if !c.fits_headroom() {
+            continue;
+        }
+        let Some((_, sv)) = best_split(
+            w,
+            model,
+            s,
+            c.precision,
+            c.gpu,
+            c.card_memory_gb,
+            c.cards,
+            !c.offer.link.is_empty(),
+        ) else {
+            continue;
+        };
+        let tp = sv.cards;
+        let copies = (c.cards / tp).max(1);
+        let configs = sv.replicas.div_ceil(copies).max(1);
+        let units = configs * c.units;
+        let cost = c.cost(hpm) * configs as f64;
+        if ctx
+            .asked
+            .budget_cny
+            .is_some_and(|b| c.monthly().max * configs as f64 > b + 1e-9)
+        {
+            continue;
+        }
+        let better = match &pick {
+            None => true,
+            Some((pc, pcards, _)) => {
+                cost < pc - 1e-6
+                    || ((cost - pc).abs() <= 1e-6 && units * c.offer.cards_per_unit < *pcards)
+            }
+        };
+        if better {
+            if let Some(total) = recommend::candidate(cat, c.offer, units, &one, c.precision) {
+                pick = Some((cost, units * c.offer.cards_per_unit, total));
+            }
+        }
+    }
+    pick.map(|(_, _, c)| c).or(best)
+}

@@ -1,0 +1,191 @@
+use super::*;
+use crate::advisor::fixtures::advisor;
+use crate::advisor::workload::Asked;
+
+/// The serving figures of a catalog model on `tp` NVLinked cards of `gpu`.
+fn on(model: &str, p: Option<Precision>, s: ServingAsk, gpu: &str, tp: u32) -> Serving {
+    let cat = &advisor().catalog;
+    let asked = Asked {
+        model: Some(model.into()),
+        precision: p,
+        serving: s.clone(),
+        ..Asked::default()
+    };
+    let w = Workload::resolve(&asked, cat).expect("workload");
+    let g = cat.gpu(gpu).expect("gpu");
+    serving(&w, cat.model(model), &s, w.precision, g, tp, true)
+}
+
+fn near(got: f64, published: f64, within: f64) {
+    let e = (got - published) / published;
+    assert!(
+        e.abs() <= within,
+        "{got} vs {published}: {:+.1} %",
+        e * 100.0
+    );
+}
+
+fn vllm() -> ServingAsk {
+    ServingAsk {
+        engine: Some(Engine::Vllm),
+        ..ServingAsk::default()
+    }
+}
+
+#[test]
+fn kv_bytes_follow_the_attention_layout() {
+    // vLLM issue 10517: 3.81 GiB for 31,232 tokens = 130,986 B/token (GQA, 32 × 8 × 128).
+    near(
+        on("llama-3.1-8b", None, vllm(), "rtx3090", 1).kv_bytes_per_token,
+        130_986.0,
+        0.02,
+    );
+    // vLLM issue 21348 (SGLang log, TP 4): 192,418 B/token over the 4 ranks.
+    let s = ServingAsk {
+        engine: Some(Engine::Sglang),
+        ..ServingAsk::default()
+    };
+    near(
+        on("qwen3-235b-a22b", None, s, "h100-sxm", 4).kv_bytes_per_token,
+        192_418.0,
+        0.02,
+    );
+}
+
+#[test]
+fn vllm_capacity_as_its_logs_print_it() {
+    // vLLM issue 10517, RTX 3090, max_model_len 20000: "GPU blocks: 1952" × 16 = 31,232
+    // tokens, "Maximum concurrency for 20000 tokens per request: 1.56x".
+    let s = ServingAsk {
+        max_model_len: Some(20_000),
+        input_tokens: Some(19_488),
+        output_tokens: Some(512),
+        ..vllm()
+    };
+    let r = on("llama-3.1-8b", None, s, "rtx3090", 1);
+    near(r.kv_capacity_tokens, 31_232.0, 0.10);
+    near(r.max_concurrency, 1.56, 0.10);
+    // A longer max_model_len profiles a longer batch and leaves less (23,648 at 29000).
+    let s = ServingAsk {
+        max_model_len: Some(29_000),
+        ..vllm()
+    };
+    let longer = on("llama-3.1-8b", None, s, "rtx3090", 1);
+    assert!(longer.kv_capacity_tokens < r.kv_capacity_tokens);
+    near(longer.kv_capacity_tokens, 23_648.0, 0.10);
+}
+
+#[test]
+fn sglang_capacity_from_its_memory_fraction() {
+    // vLLM issue 21348: SGLang, 4 × H100, --mem-fraction-static 0.93: 367,404 tokens.
+    let s = ServingAsk {
+        engine: Some(Engine::Sglang),
+        memory_fraction: Some(0.93),
+        ..ServingAsk::default()
+    };
+    near(
+        on("qwen3-235b-a22b", Some(Precision::Fp8), s, "h100-sxm", 4).kv_capacity_tokens,
+        367_404.0,
+        0.10,
+    );
+}
+
+#[test]
+fn single_stream_decode_of_the_published_tables() {
+    let out = |e: Engine| ServingAsk {
+        engine: Some(e),
+        input_tokens: Some(1),
+        output_tokens: Some(2048),
+        ..ServingAsk::default()
+    };
+    // Qwen2.5 speed benchmark (vLLM 0.6.3, A100 80G, batch 1): 7B 84.28, 14B 46.3 tokens/s.
+    near(
+        on("qwen2.5-7b", None, out(Engine::Vllm), "a100-80g", 1).decode_tokens_per_s,
+        84.28,
+        0.10,
+    );
+    near(
+        on("qwen2.5-14b", None, out(Engine::Vllm), "a100-80g", 1).decode_tokens_per_s,
+        46.3,
+        0.10,
+    );
+    // The same table, HF transformers: 7B 40.38 tokens/s (Python-bound, not bandwidth).
+    near(
+        on("qwen2.5-7b", None, out(Engine::Transformers), "a100-80g", 1).decode_tokens_per_s,
+        40.38,
+        0.25,
+    );
+    // Tensor parallelism: 72B on 4 cards 31.37 tokens/s; less than twice 2 cards' speed.
+    let tp4 = on("qwen2.5-72b", None, out(Engine::Vllm), "a100-80g", 4).decode_tokens_per_s;
+    let tp2 = on("qwen2.5-72b", None, out(Engine::Vllm), "a100-80g", 2).decode_tokens_per_s;
+    near(tp4, 31.37, 0.15);
+    assert!(tp4 < 2.0 * tp2 && tp4 > tp2, "{tp2} {tp4}");
+}
+
+#[test]
+fn latency_and_throughput_under_load() {
+    // NVIDIA NIM, Llama-3.3-70B FP8 on 2 × H100 (TP2), 5000 in / 500 out: TTFT 0.407 s
+    // alone, 0.689 s and 25.81 tokens/s per user at 25 concurrent, 623.4 tokens/s total.
+    let s = |single| ServingAsk {
+        engine: Some(Engine::TrtLlm),
+        input_tokens: Some(5000),
+        output_tokens: Some(500),
+        single,
+        ..ServingAsk::default()
+    };
+    let one = on(
+        "llama-3.1-70b",
+        Some(Precision::Fp8),
+        s(true),
+        "h100-sxm",
+        2,
+    );
+    near(one.ttft_s, 0.407, 0.30);
+    let cat = &advisor().catalog;
+    let asked = Asked {
+        model: Some("llama-3.1-70b".into()),
+        precision: Some(Precision::Fp8),
+        concurrency: Some(25),
+        serving: s(false),
+        ..Asked::default()
+    };
+    let w = Workload::resolve(&asked, cat).expect("workload");
+    let g = cat.gpu("h100-sxm").unwrap();
+    let load = serving(
+        &w,
+        cat.model("llama-3.1-70b"),
+        &s(false),
+        w.precision,
+        g,
+        2,
+        true,
+    );
+    assert_eq!(load.concurrency, 25.0);
+    near(load.ttft_s, 0.689, 0.30);
+    near(load.per_user_tokens_per_s, 25.81, 0.30);
+    near(load.throughput_tokens_per_s, 623.4, 0.30);
+    assert!(load.ttft_s > one.ttft_s && load.per_user_tokens_per_s < one.decode_tokens_per_s);
+}
+
+#[test]
+fn daily_users_become_replicas() {
+    // DOMAIN.md §8: 5 % of daily users at once; more users, more copies.
+    let cat = &advisor().catalog;
+    let g = cat.gpu("a100-80g").unwrap();
+    let replicas = |daily| {
+        let s = ServingAsk {
+            daily_users: Some(daily),
+            ..vllm()
+        };
+        let asked = Asked {
+            model: Some("qwen2.5-7b".into()),
+            serving: s.clone(),
+            ..Asked::default()
+        };
+        let w = Workload::resolve(&asked, cat).expect("workload");
+        assert_eq!(w.concurrency, (daily as f64 * 0.05).ceil() as u32);
+        serving(&w, cat.model("qwen2.5-7b"), &s, w.precision, g, 1, true).replicas
+    };
+    assert_eq!(replicas(100), 1);
+    assert!(replicas(200_000) > replicas(20_000));
+}

@@ -1,0 +1,117 @@
+//! Serving slots: the engine, the request size, the load, the latency targets and the
+//! serving figure asked for (DOMAIN.md §8), into `Asked::serving`. A GGUF quant name
+//! sets the engine (llama.cpp) and the weight format's real bits; a request size stated
+//! as input and output sets the context when the question gives none.
+
+use crate::advisor::lexicon::{Lexicon, Scan, Slot};
+use crate::advisor::workload::{Asked, Engine, Precision};
+
+/// Bits per weight of GGUF quants by the digit of their name, for the K-quant "M" mix
+/// people use (llama.cpp `tools/quantize/README.md` table for Llama-3.1-8B: Q2_K 2.96,
+/// Q3_K_M 3.91, Q4_K_M 4.89, Q5_K_M 5.70, Q6_K 6.56, Q8_0 8.50 bits per weight; DOMAIN.md
+/// §8: Q4_K_M ≈ 4.8, Q8_0 ≈ 8.5).
+const GGUF_BITS: &[(u32, f64)] = &[
+    (1, 1.8),
+    (2, 2.96),
+    (3, 3.91),
+    (4, 4.8),
+    (5, 5.7),
+    (6, 6.56),
+    (7, 8.5),
+    (8, 8.5),
+];
+
+/// Reads the serving statements of one question into `a.serving` (and the concurrency
+/// and context they imply when the question states none).
+pub fn serving(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) {
+    let s = &mut a.serving;
+    let num = |slot: Slot, k_binary: bool| lex.find_in(scan, slot, text, k_binary);
+    // The engine named first wins ("NIM (TensorRT-LLM)", "transformers + AutoGPTQ").
+    s.engine = [
+        (Slot::EngineVllm, Engine::Vllm),
+        (Slot::EngineSglang, Engine::Sglang),
+        (Slot::EngineTrtLlm, Engine::TrtLlm),
+        (Slot::EngineTransformers, Engine::Transformers),
+        (Slot::EngineLlamaCpp, Engine::LlamaCpp),
+        (Slot::EngineOllama, Engine::Ollama),
+    ]
+    .iter()
+    .filter_map(|&(slot, e)| num(slot, false).map(|f| (f.start, e)))
+    .min_by_key(|&(start, _)| start)
+    .map(|(_, e)| e);
+    s.gguf_bits = num(Slot::Gguf, false).and_then(|f| {
+        GGUF_BITS
+            .iter()
+            .find(|(d, _)| *d == f.value as u32)
+            .map(|(_, b)| *b)
+    });
+    if let Some(bits) = s.gguf_bits {
+        if s.engine.is_none() {
+            s.engine = Some(Engine::LlamaCpp);
+        }
+        a.precision = Some(if bits <= 5.0 {
+            Precision::Int4
+        } else {
+            Precision::Int8
+        });
+    }
+    let count = |slot: Slot, max: f64| {
+        num(slot, true)
+            .map(|f| f.value)
+            .filter(|v| *v >= 1.0 && *v <= max)
+            .map(|v| v as u32)
+    };
+    s.input_tokens = count(Slot::InputTokens, 1e8);
+    s.output_tokens = count(Slot::OutputTokens, 1e7);
+    s.max_model_len = count(Slot::MaxModelLen, 1e8);
+    s.max_num_seqs = count(Slot::MaxNumSeqs, 1e6);
+    s.memory_fraction = num(Slot::MemoryFraction, false)
+        .map(|f| {
+            if f.value > 1.0 {
+                f.value / 100.0
+            } else {
+                f.value
+            }
+        })
+        .filter(|v| *v > 0.05 && *v <= 1.0);
+    s.eager = lex.has_in(scan, Slot::Eager);
+    s.offline = lex.has_in(scan, Slot::Offline);
+    s.single = lex.has_in(scan, Slot::Single) || a.concurrency == Some(1);
+    s.daily_users = num(Slot::DailyUsers, false)
+        .map(|f| f.value)
+        .filter(|v| *v >= 1.0 && *v <= 1e10)
+        .map(|v| v as u32);
+    s.qps = num(Slot::Qps, false)
+        .map(|f| f.value)
+        .filter(|v| *v > 0.0 && *v <= 1e7);
+    s.ttft_target_s = num(Slot::TtftTarget, false)
+        .map(|f| f.value)
+        .or_else(|| num(Slot::TtftTargetMs, false).map(|f| f.value / 1000.0))
+        .filter(|v| *v > 0.0 && *v <= 600.0);
+    s.speed_target = num(Slot::SpeedTarget, false)
+        .map(|f| f.value)
+        .filter(|v| *v > 0.0 && *v <= 1e5);
+    s.asks_max_concurrency = lex.has_in(scan, Slot::AsksMaxConcurrency);
+    s.asks_max_context = lex.has_in(scan, Slot::AsksMaxContext);
+    s.asks_throughput = lex.has_in(scan, Slot::AsksThroughput);
+    s.asks_speed = lex.has_in(scan, Slot::AsksSpeed);
+    if a.concurrency.is_none() {
+        a.concurrency = count(Slot::ServingConcurrency, 1e6);
+    }
+    // A request stated as a total, or as input and output, is the context.
+    if a.context.is_none() {
+        let request = count(Slot::RequestTokens, 1e8);
+        a.context = request.or(match (s.input_tokens, s.output_tokens) {
+            (Some(i), Some(o)) => Some(i + o),
+            _ => None,
+        });
+        if let (Some(r), None) = (request, s.input_tokens) {
+            let out = s.output_tokens.unwrap_or(r / 2).min(r);
+            s.input_tokens = Some(r - out);
+            s.output_tokens = Some(out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,81 @@
+use crate::advisor::fixtures::advisor;
+
+/// What the parser reads of serving from `question`: `Asked::serving` as its JSON, then
+/// the concurrency and context it implies.
+fn check(question: &str, expected: &str) {
+    let p = advisor()
+        .parser
+        .parse(question, advisor().catalog.billing.usd_cny);
+    let a = &p.asked;
+    let got = format!(
+        "{} concurrency={:?} context={:?}",
+        serde_json::to_string(&a.serving).expect("json"),
+        a.concurrency,
+        a.context
+    );
+    assert_eq!(got, expected, "{question:?}");
+}
+
+#[test]
+fn engines_and_request_sizes() {
+    check(
+        "Llama-3.3-70B FP8 用 NIM（TensorRT-LLM）部署在 2 张 H100 上 TP2，单个用户发 5000 token 的提示、要 500 token 输出，首字延迟多少秒？",
+        r#"{"engine":"trt-llm","input_tokens":5000,"output_tokens":500,"single":true,"asks_speed":true} concurrency=None context=Some(5500)"#,
+    );
+    check(
+        "Qwen2.5-7B-Instruct-AWQ with plain HF transformers (AutoAWQ kernels) on one A100 80GB, batch 1, 2048 new tokens: generation speed?",
+        r#"{"engine":"transformers","output_tokens":2048,"single":true,"asks_speed":true} concurrency=None context=None"#,
+    );
+    check(
+        "Llama-2-7B FP16 用 TensorRT-LLM 在 1 张 A100 80G 上，输入输出都是 2048 token，不限延迟的最大吞吐是多少？",
+        r#"{"engine":"trt-llm","input_tokens":2048,"output_tokens":2048,"offline":true,"asks_throughput":true} concurrency=None context=Some(4096)"#,
+    );
+    check(
+        "用 Ollama 跑 Qwen2.5-7B Q4_K_M",
+        r#"{"engine":"ollama","gguf_bits":4.8} concurrency=None context=None"#,
+    );
+    check(
+        "llama.cpp 跑 Qwen2.5-7B 的 Q8_0 GGUF，-c 8192",
+        r#"{"engine":"llama.cpp","max_model_len":8192,"gguf_bits":8.5} concurrency=None context=None"#,
+    );
+}
+
+#[test]
+fn benchmark_notation() {
+    check(
+        "Llama-3.1-8B on 1x H100 with vLLM, input/output 1024/128, --max-num-seqs 64: throughput?",
+        r#"{"engine":"vllm","input_tokens":1024,"output_tokens":128,"max_num_seqs":64,"asks_throughput":true} concurrency=None context=Some(1152)"#,
+    );
+    check(
+        "SGLang, ISL 2048 OSL 256, concurrency 32",
+        r#"{"engine":"sglang","input_tokens":2048,"output_tokens":256} concurrency=Some(32) context=Some(2304)"#,
+    );
+}
+
+#[test]
+fn loads_and_targets() {
+    check(
+        "想用 vLLM 部署 Qwen3-32B，日活 2000 人",
+        r#"{"engine":"vllm","daily_users":2000} concurrency=None context=None"#,
+    );
+    check(
+        "Qwen2.5-14B 推理，QPS 10，首字延迟 1 秒以内，每秒至少 30 个 token",
+        r#"{"qps":10.0,"ttft_target_s":1.0,"speed_target":30.0} concurrency=None context=None"#,
+    );
+    check(
+        "50 个客服同时用 Qwen2.5-7B",
+        r#"{} concurrency=Some(50) context=None"#,
+    );
+    check(
+        "How many concurrent users can one A100 40G serve for Qwen2.5-14B?",
+        r#"{"asks_max_concurrency":true} concurrency=None context=None"#,
+    );
+    check(
+        "Qwen2.5-7B 在 1 张 4090 上最长上下文能开多少，吞吐多少",
+        r#"{"asks_max_context":true,"asks_throughput":true} concurrency=None context=None"#,
+    );
+    check(
+        "Llama-3.1-8B on a single RTX 3090 with vLLM, --max-model-len 29000, gpu_memory_utilization 0.95",
+        r#"{"engine":"vllm","max_model_len":29000,"memory_fraction":0.95} concurrency=None context=None"#,
+    );
+}
