@@ -176,10 +176,18 @@ pub fn round2(v: f64) -> f64 {
 impl WorkloadJson {
     /// The workload as understood, with its defaults filled in.
     pub fn from_workload(w: &Workload) -> WorkloadJson {
+        // A diffusion pipeline is named and sized by its denoiser ("FLUX.1-dev, 12B",
+        // "Wan2.1-T2V-1.3B"): the text encoders and the VAE are other models it loads,
+        // counted in the estimate, not in the model's parameter count.
+        let beside = if w.arch.diffusion {
+            w.arch.layout.text_encoder_b + w.arch.layout.vae_b
+        } else {
+            0.0
+        };
         WorkloadJson {
             model: w.model.clone(),
-            params_b: round2(w.arch.params_b),
-            active_params_b: round2(w.arch.active_params_b),
+            params_b: round2(w.arch.params_b - beside),
+            active_params_b: round2(w.arch.active_params_b - beside),
             task: w.task,
             precision: w.precision.id(),
             concurrency: w.concurrency,

@@ -10,6 +10,7 @@
 //! from the cues and these by `intent`.
 
 mod entities;
+mod memory_wish;
 mod models;
 mod normalise;
 mod recipe;
@@ -22,6 +23,7 @@ use super::catalog::Catalog;
 use super::lexicon::{Cue, Lexicon, Slot};
 use super::workload::{Asked, Task};
 use entities::{CardFacts, Entities};
+use memory_wish::MemoryWish;
 use models::Models;
 use topics::Triggers;
 
@@ -105,6 +107,7 @@ pub enum Missing {
 pub struct Parser {
     lex: Lexicon,
     entities: Entities,
+    memory_wish: MemoryWish,
     models: Models,
     triggers: Triggers,
 }
@@ -114,6 +117,7 @@ impl Parser {
         Parser {
             lex,
             entities: Entities::new(cat),
+            memory_wish: MemoryWish::new(cat),
             models: Models::new(cat),
             triggers: Triggers::new(cat),
         }
@@ -178,6 +182,7 @@ impl Parser {
         let mut facts = CardFacts::default();
         let blanked = self.entities.cards(lex, &scan, &text, a, &mut facts);
         p.count_at_card = facts.count_at_card;
+        self.memory_wish.read(&blanked, a);
         a.model = self.models.model(lex, &scan, &text);
         p.unknown_model = unknown::not_in_catalog(&text, normalise::cut(raw), a);
         p.invalid = slots::size(lex, blanked.clone(), a);

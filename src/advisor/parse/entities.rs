@@ -105,10 +105,20 @@ impl Entities {
                 let start = (start..=prefix.len())
                     .find(|i| prefix.is_char_boundary(*i))
                     .unwrap_or(0);
-                let count = lex
-                    .find(Slot::CardCountBefore, &prefix[start..])
-                    .or_else(|| lex.find(Slot::CardCountAfter, &text[m.end()..]))
-                    .map(|f| f.value);
+                let window = &prefix[start..];
+                let count = match lex.find(Slot::CardCountBefore, window) {
+                    // "两台 8 卡 H100": machines of that many cards each.
+                    Some(f) => Some(
+                        f.value
+                            * lex
+                                .find(Slot::CardCountBefore, &window[..f.start])
+                                .filter(|m| window[m.start..m.end].contains('台'))
+                                .map_or(1.0, |m| m.value),
+                    ),
+                    None => lex
+                        .find(Slot::CardCountAfter, &text[m.end()..])
+                        .map(|f| f.value),
+                };
                 if let Some(c) = count.filter(|c| *c >= 1.0 && *c <= 64.0) {
                     a.gpu_count = Some(c as u32);
                     facts.count_at_card = true;
