@@ -197,6 +197,7 @@ impl Parser {
             a.task = Some(Task::Pretrain);
         }
         serving::serving(lex, &scan, &text, a);
+        slots::request_tokens(lex, &scan, &text, a);
         a.annual = p.cues.contains(&Cue::Annual);
         a.domestic = p.cues.contains(&Cue::Domestic);
         if native && a.precision.is_some_and(|p| p.is_quantized()) {

@@ -182,16 +182,6 @@ pub fn numbers(
         .map(|f| f.value * 1e9)
         .or_else(|| tokens_found.map(|f| f.value));
     a.train_tokens = bounded(tokens, "tokens", 1e16, &mut invalid);
-    // "每次 prompt 大概 12000 token", "around 3k tokens each": a token count too small
-    // for a data set, in a question that does not train, is the length of a request.
-    if a.context.is_none() && a.task.is_none_or(|t| t == Task::Inference) {
-        a.context = lex
-            .all_in(scan, Slot::TrainTokens, text, true)
-            .into_iter()
-            .filter(|f| (256.0..1e6).contains(&f.value))
-            .map(|f| f.value as u32)
-            .max();
-    }
     let mut claimed: Vec<(usize, usize)> = Vec::new();
     claimed.extend(context.map(|f| (f.start, f.end)));
     claimed.extend(concurrency_at);
@@ -309,4 +299,18 @@ pub fn negated(lex: &Lexicon, text: &str, start: usize) -> bool {
         from -= 1;
     }
     lex.find(Slot::Negation, &text[from..start]).is_some()
+}
+
+/// "每次 prompt 大概 12000 token", "around 3k tokens each": when nothing else set the
+/// context (the serving slots read input and output first), a token count too small for
+/// a data set, in a question that does not train, is the length of a request.
+pub fn request_tokens(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) {
+    if a.context.is_none() && a.task.is_none_or(|t| t == Task::Inference) {
+        a.context = lex
+            .all_in(scan, Slot::TrainTokens, text, true)
+            .into_iter()
+            .filter(|f| (256.0..1e6).contains(&f.value))
+            .map(|f| f.value as u32)
+            .max();
+    }
 }
