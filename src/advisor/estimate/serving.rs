@@ -10,7 +10,9 @@ use super::kv::{kv_bytes_per_token, kv_whole_on_every_card};
 use super::memory::weight_bytes;
 use super::speed::{self, Replica};
 use crate::advisor::catalog::{Gpu, Model};
-use crate::advisor::workload::{Engine, Precision, ServingAsk, Workload};
+use crate::advisor::workload::{
+    Engine, Precision, ServingAsk, Workload, DEFAULT_INFERENCE_CONTEXT,
+};
 
 const GIB: f64 = 1_073_741_824.0;
 
@@ -143,7 +145,13 @@ pub fn engine_of(s: &ServingAsk) -> Engine {
 /// The request the figures assume: the question's input and output, else 512 output
 /// tokens and the rest of the context as input (DOMAIN.md §8).
 pub fn request(w: &Workload, s: &ServingAsk) -> (u32, u32) {
-    let ctx = w.context.max(2);
+    // A context that is only the engine's limit (`--max-model-len`) is not a request.
+    let ctx = if s.max_model_len == Some(w.context) && s.input_tokens.is_none() {
+        DEFAULT_INFERENCE_CONTEXT.min(w.context)
+    } else {
+        w.context
+    }
+    .max(2);
     match (s.input_tokens, s.output_tokens) {
         (Some(i), Some(o)) => (i.max(1), o.max(1)),
         (Some(i), None) => (i.max(1), DEFAULT_OUTPUT_TOKENS),

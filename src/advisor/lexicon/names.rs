@@ -86,6 +86,7 @@ names! {
         CardCountSingle = "card_count.single",
         CardCountBefore = "card_count.before",
         CardCountAfter = "card_count.after",
+        NegationWord = "negation.word",
         Negation = "negation",
         ModelDistill = "model.distill",
         EngineVllm = "serving.engine.vllm",

@@ -96,7 +96,7 @@ impl Entities {
             if a.gpus.contains(id) {
                 continue;
             }
-            if negated(lex, text, m.start()) {
+            if lex.has_in(scan, Slot::NegationWord) && negated(lex, text, m.start()) {
                 facts.declined = true;
                 continue;
             }

@@ -98,17 +98,16 @@ pub fn serving(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) {
     if a.concurrency.is_none() {
         a.concurrency = count(Slot::ServingConcurrency, 1e6);
     }
-    // A request stated as a total, or as input and output, is the context.
-    if a.context.is_none() {
-        let request = count(Slot::RequestTokens, 1e8);
-        a.context = request.or(match (s.input_tokens, s.output_tokens) {
-            (Some(i), Some(o)) => Some(i + o),
-            _ => None,
-        });
-        if let (Some(r), None) = (request, s.input_tokens) {
-            let out = s.output_tokens.unwrap_or(r / 2).min(r);
-            s.input_tokens = Some(r - out);
-            s.output_tokens = Some(out);
+    // A request stated as a total, or as input and output, is the context (at least).
+    let request = count(Slot::RequestTokens, 1e8);
+    if let (Some(r), None) = (request, s.input_tokens) {
+        let out = s.output_tokens.unwrap_or(r / 2).min(r);
+        s.input_tokens = Some(r - out);
+        s.output_tokens = Some(out);
+    }
+    if let (Some(i), Some(o)) = (s.input_tokens, s.output_tokens) {
+        if a.context.is_none_or(|c| c < i + o) {
+            a.context = Some(i + o);
         }
     }
 }

@@ -54,12 +54,14 @@ pub fn size(lex: &Lexicon, blanked: String, a: &mut Asked) -> Option<Invalid> {
 /// The task and the weight format. Returns whether "native precision" was asked for.
 pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) -> bool {
     // A method the question declines ("不要 QLoRA", "不用全参") is not asked for.
+    let negation = lex.has_in(scan, Slot::NegationWord);
     let stated = |s: Slot| {
         lex.has_in(scan, s)
-            && lex
-                .all_in(scan, s, text, false)
-                .iter()
-                .any(|f| !negated(lex, text, f.start))
+            && (!negation
+                || lex
+                    .all_in(scan, s, text, false)
+                    .iter()
+                    .any(|f| !negated(lex, text, f.start)))
     };
     a.task = [
         (Slot::TaskQlora, Task::Qlora),
@@ -97,13 +99,17 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
         (Slot::PrecisionBf16, Precision::Bf16),
     ]
     .iter()
-    // Blanking only removes text, so a slot the whole text did not match is skipped.
     .find(|&&(s, _)| {
         lex.has_in(scan, s)
-            && lex
-                .all_in(scan, s, &prec_text, false)
-                .iter()
-                .any(|f| !negated(lex, &prec_text, f.start))
+            && if negation {
+                lex.all_in(scan, s, &prec_text, false)
+                    .iter()
+                    .any(|f| !negated(lex, &prec_text, f.start))
+            } else {
+                // Blanking only removes text, so a slot the whole text did not match is
+                // skipped.
+                lex.has(s, &prec_text)
+            }
     })
     .map(|(_, p)| *p);
 

@@ -52,7 +52,7 @@ impl Triggers {
             }
             for text in t.examples.iter().chain(&t.triggers) {
                 for (g, _) in grams_of(&text.to_lowercase()) {
-                    let list = grams.entry(g).or_default();
+                    let list = grams.entry(g.to_string()).or_default();
                     if list.last() != Some(&ti) {
                         list.push(ti);
                     }
@@ -146,12 +146,12 @@ impl Triggers {
     pub fn by_example(&self, text: &str) -> Vec<(usize, f64)> {
         let n = self.topic_ids.len() as f64;
         let mut grams = grams_of(text);
-        grams.sort_by(|a, b| a.0.cmp(&b.0));
+        grams.sort_unstable_by(|a, b| a.0.cmp(b.0));
         grams.dedup_by(|a, b| a.0 == b.0);
         let mut total = 0.0;
         let mut score = vec![0.0; self.topic_ids.len()];
         for (g, weight) in &grams {
-            let topics = self.grams.get(g.as_str());
+            let topics = self.grams.get(*g);
             let df = topics.map_or(0, |t| t.len()) as f64;
             let idf = weight * ((n + 1.0) / (df + 1.0)).ln();
             total += idf;
@@ -193,52 +193,55 @@ const STOP_CHAR: &str = "的了吗呢吧啊是我你他们在有和就都也要�
 /// How much a single Chinese character counts against a bigram (a bigram says more).
 const CHAR_WEIGHT: f64 = 0.5;
 
+/// An English word as a gram: not a stop word, a plural `s` dropped.
+fn push_word<'t>(out: &mut Vec<(&'t str, f64)>, w: &'t str) {
+    if w.len() > 1 && !STOP.contains(&w) {
+        let w = if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") {
+            &w[..w.len() - 1]
+        } else {
+            w
+        };
+        out.push((w, 1.0));
+    }
+}
+
 /// The grams of a normalised text with their weights: bigrams of each run of Chinese
 /// characters (1) and its characters ([`CHAR_WEIGHT`]), English words (1, a plural `s`
-/// dropped).
-fn grams_of(text: &str) -> Vec<(String, f64)> {
+/// dropped). Slices of `text`: nothing is allocated but the list.
+fn grams_of(text: &str) -> Vec<(&str, f64)> {
     let mut out = Vec::new();
-    let mut han: Vec<char> = Vec::new();
-    let mut word = String::new();
-    let flush_han = |han: &mut Vec<char>, out: &mut Vec<(String, f64)>| {
-        for &c in han.iter() {
-            if !STOP_CHAR.contains(c) {
-                out.push((c.to_string(), CHAR_WEIGHT));
-            }
-        }
-        for w in han.windows(2) {
-            let g: String = w.iter().collect();
-            if !STOP_ZH.contains(&g.as_str()) {
-                out.push((g, 1.0));
-            }
-        }
-        han.clear();
-    };
-    let flush_word = |word: &mut String, out: &mut Vec<(String, f64)>| {
-        if word.len() > 1 && !STOP.contains(&word.as_str()) {
-            let w = if word.len() > 3 && word.ends_with('s') && !word.ends_with("ss") {
-                &word[..word.len() - 1]
-            } else {
-                word.as_str()
-            };
-            out.push((w.to_string(), 1.0));
-        }
-        word.clear();
-    };
-    for c in text.chars() {
+    // Where the previous Chinese character of the run starts (for bigrams), and where
+    // the current ASCII word starts.
+    let mut han: Option<usize> = None;
+    let mut word: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        let end = i + c.len_utf8();
         if ('\u{4e00}'..='\u{9fff}').contains(&c) {
-            flush_word(&mut word, &mut out);
-            han.push(c);
-        } else if c.is_ascii_alphanumeric() {
-            flush_han(&mut han, &mut out);
-            word.push(c);
+            if let Some(w) = word.take() {
+                push_word(&mut out, &text[w..i]);
+            }
+            if !STOP_CHAR.contains(c) {
+                out.push((&text[i..end], CHAR_WEIGHT));
+            }
+            if let Some(prev) = han {
+                let g = &text[prev..end];
+                if !STOP_ZH.contains(&g) {
+                    out.push((g, 1.0));
+                }
+            }
+            han = Some(i);
         } else {
-            flush_han(&mut han, &mut out);
-            flush_word(&mut word, &mut out);
+            han = None;
+            if c.is_ascii_alphanumeric() {
+                word.get_or_insert(i);
+            } else if let Some(w) = word.take() {
+                push_word(&mut out, &text[w..i]);
+            }
         }
     }
-    flush_han(&mut han, &mut out);
-    flush_word(&mut word, &mut out);
+    if let Some(w) = word {
+        push_word(&mut out, &text[w..]);
+    }
     out
 }
 
@@ -279,7 +282,7 @@ mod tests {
 
     #[test]
     fn grams_are_bigrams_and_words() {
-        let grams: Vec<String> = grams_of("显存 cards 够").into_iter().map(|g| g.0).collect();
+        let grams: Vec<&str> = grams_of("显存 cards 够").into_iter().map(|g| g.0).collect();
         assert_eq!(grams, vec!["显", "存", "显存", "card", "够"]);
     }
 }

@@ -76,6 +76,6 @@ fn loads_and_targets() {
     );
     check(
         "Llama-3.1-8B on a single RTX 3090 with vLLM, --max-model-len 29000, gpu_memory_utilization 0.95",
-        r#"{"engine":"vllm","max_model_len":29000,"memory_fraction":0.95} concurrency=None context=None"#,
+        r#"{"engine":"vllm","max_model_len":29000,"memory_fraction":0.95} concurrency=None context=Some(29000)"#,
     );
 }
