@@ -6,6 +6,7 @@
 use super::context::Context;
 use super::topics::{add_topic_snippets, contextual_topics};
 use super::{architecture, describe, fit};
+use crate::advisor::catalog::Unit;
 use crate::advisor::contract::{round1, Answer, ConfigJson, EstimateJson, VerdictJson};
 use crate::advisor::lexicon::Cue;
 use crate::advisor::recommend::{self, Candidate, Limits, Plan, Search, TIGHT};
@@ -106,6 +107,32 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
         named.is_some(),
         named_fit.or_else(|| plan.best.clone()),
     );
+    // "2 张 H100" where the H100 comes only by the 8-card machine: the recommendation is
+    // the machine, the model split over the cards named (DOMAIN.md §6), so its memory per
+    // card and its speed are those of the named cards.
+    let mut machine_note = None;
+    let mut best = best;
+    if let (Some(gpu_id), Some(n), Some(c)) = (named, a.gpu_count, best.as_mut()) {
+        let split = c.bill.per_card(n);
+        if c.offer.unit == Unit::Machine
+            && c.gpu.id == gpu_id
+            && n < c.cards
+            && split * recommend::HEADROOM <= c.card_memory_gb
+        {
+            c.per_card_gb = split;
+            c.decode_tokens_per_s =
+                crate::advisor::estimate::decode_tokens_per_s(w, &c.bill, c.precision, c.gpu, n);
+            let zh = format!(
+                    "{} 按整机出租（每台 {} 卡）：你说的 {} 张卡在一台整机里，模型按 {} 卡切分，下面的每卡显存和速度都按 {} 卡算；其余的卡可以再开副本。",
+                    c.gpu.name, c.offer.cards_per_unit, n, n, n
+                );
+            let en = format!(
+                    "The {} is rented by the whole machine ({} cards): the {} cards you named are part of one machine; the model is split over {} of them, and the memory per card and speed below are for {} cards; the other cards can run more replicas.",
+                    c.gpu.name, c.offer.cards_per_unit, n, n, n
+                );
+            machine_note = Some(t(lang, &zh, &en).to_string());
+        }
+    }
     let est = EstimateJson::from_bill(
         search.bill(w.precision),
         best.as_ref().map_or(1, |c| c.cards),
@@ -119,6 +146,9 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
     ans.estimate = Some(est);
     match &best {
         Some(c) => {
+            if let Some(note) = machine_note {
+                r.text(note);
+            }
             r.text(describe::recommendation_line(
                 c,
                 w,
