@@ -199,7 +199,12 @@ impl Parser {
         serving::serving(lex, &scan, &text, a);
         slots::request_tokens(lex, &scan, &text, a);
         a.annual = p.cues.contains(&Cue::Annual);
-        a.domestic = p.cues.contains(&Cue::Domestic);
+        // "不要国产卡，要 CUDA 生态" declines domestic cards: a wish only when not negated.
+        a.domestic = p.cues.contains(&Cue::Domestic)
+            && !(lex.has_in(&scan, Slot::NegationWord)
+                && lex
+                    .find(Cue::Domestic, &text)
+                    .is_some_and(|m| slots::negated(lex, &text, m.start)));
         if native && a.precision.is_some_and(|p| p.is_quantized()) {
             a.precision = None; // the model's native precision: the default
         }

@@ -128,3 +128,18 @@ fn a_miss_says_what_it_lacked() {
     assert_eq!(missing("弄个 3 万的"), Missing::Number);
     assert!(matches!(missing("能开发票吗"), Missing::Topic(_)));
 }
+
+#[test]
+fn a_declined_domestic_card_is_not_a_domestic_wish() {
+    let domestic = |q: &str| {
+        advisor()
+            .parser
+            .parse(q, advisor().catalog.billing.usd_cny)
+            .asked
+            .domestic
+    };
+    assert!(domestic("信创项目，微调 14B，用昇腾"));
+    assert!(domestic("our compliance team wants homegrown chips"));
+    assert!(!domestic("不要国产卡，要 CUDA 生态，部署 Qwen2.5-14B"));
+    assert!(!domestic("no domestic chips please, Qwen2.5-14B inference"));
+}
