@@ -139,65 +139,40 @@ impl Default for Lexicon {
 pub struct Scan(Vec<bool>);
 
 impl Entry {
-    /// Every match of every pattern that yields a value, by pattern then position.
-    fn all(&self, text: &str, k_binary: bool) -> Vec<Found> {
-        let mut out = Vec::new();
-        for re in &self.patterns {
-            if !re.is_match(text) {
-                continue;
-            }
-            for c in re.captures_iter(text) {
+    /// Every match of every pattern that yields a value, by pattern then position, lazily.
+    fn matches<'a>(&'a self, text: &'a str, k_binary: bool) -> impl Iterator<Item = Found> + 'a {
+        self.patterns
+            .iter()
+            // A match test is much cheaper than captures; most patterns do not match.
+            .filter(move |re| re.is_match(text))
+            .flat_map(move |re| re.captures_iter(text))
+            .filter_map(move |c| {
                 let m = c.get(0).expect("group 0");
                 if m.as_str().is_empty() {
-                    continue;
+                    return None;
                 }
                 let value = match (c.name("n"), self.value) {
                     (Some(n), _) => parse_number(n.as_str(), k_binary),
                     (None, Some(v)) => Some(v),
                     (None, None) => Some(1.0),
-                };
-                if let Some(value) = value {
-                    out.push(Found {
-                        value,
-                        start: m.start(),
-                        end: m.end(),
-                        before: text[..m.start()].chars().next_back(),
-                    });
-                }
-            }
-        }
-        out
+                }?;
+                Some(Found {
+                    value,
+                    start: m.start(),
+                    end: m.end(),
+                    before: text[..m.start()].chars().next_back(),
+                })
+            })
+    }
+
+    /// Every match of every pattern that yields a value, by pattern then position.
+    fn all(&self, text: &str, k_binary: bool) -> Vec<Found> {
+        self.matches(text, k_binary).collect()
     }
 
     /// The first match of any pattern that yields a value: its value and span.
     fn find(&self, text: &str, k_binary: bool) -> Option<Found> {
-        for re in &self.patterns {
-            // A match test is much cheaper than captures; most patterns do not match.
-            if !re.is_match(text) {
-                continue;
-            }
-            for c in re.captures_iter(text) {
-                let m = c.get(0).expect("group 0");
-                if m.as_str().is_empty() {
-                    continue;
-                }
-                let value = match (c.name("n"), self.value) {
-                    (Some(n), _) => parse_number(n.as_str(), k_binary),
-                    (None, Some(v)) => Some(v),
-                    (None, None) => Some(1.0),
-                };
-                if let Some(value) = value {
-                    let before = text[..m.start()].chars().next_back();
-                    return Some(Found {
-                        value,
-                        start: m.start(),
-                        end: m.end(),
-                        before,
-                    });
-                }
-            }
-        }
-        None
+        self.matches(text, k_binary).next()
     }
 }
 

@@ -24,7 +24,7 @@ const WORDS: &[(&str, f64)] = &[
     ("thirty-two", 32.0),
 ];
 
-fn cn_digit(c: char) -> Option<u32> {
+pub(crate) fn cn_digit(c: char) -> Option<u32> {
     Some(match c {
         '零' | '〇' => 0,
         '一' => 1,

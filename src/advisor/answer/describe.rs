@@ -103,35 +103,18 @@ pub fn bill_line(e: &EstimateJson, w: &Workload, lang: Lang) -> String {
     if e.kv_cache_gb > 0.0 || !w.task.is_training() {
         parts.push(format!("KV cache {}", gb(e.kv_cache_gb)));
     }
-    parts.push(format!(
-        "{} {}",
-        t(lang, "激活/运行时", "activations/runtime"),
-        gb(e.activations_gb)
-    ));
+    let mut part = |zh: &'static str, en: &'static str, v: f64| {
+        parts.push(format!("{} {}", t(lang, zh, en), gb(v)));
+    };
+    part("激活/运行时", "activations/runtime", e.activations_gb);
     if w.task.is_training() {
-        parts.push(format!(
-            "{} {}",
-            t(lang, "梯度", "gradients"),
-            gb(e.gradients_gb)
-        ));
-        parts.push(format!(
-            "{} {}",
-            t(lang, "优化器", "optimizer"),
-            gb(e.optimizer_gb)
-        ));
+        part("梯度", "gradients", e.gradients_gb);
+        part("优化器", "optimizer", e.optimizer_gb);
     }
     if e.reserve_gb > 0.0 {
-        parts.push(format!(
-            "{} {}",
-            t(lang, "显存池预留", "allocator reserve"),
-            gb(e.reserve_gb)
-        ));
+        part("显存池预留", "allocator reserve", e.reserve_gb);
     }
-    parts.push(format!(
-        "{} {}",
-        t(lang, "CUDA 上下文", "CUDA context"),
-        gb(e.overhead_gb)
-    ));
+    part("CUDA 上下文", "CUDA context", e.overhead_gb);
     format!(
         "{}{} = **{} GB**",
         t(lang, "**显存估算**：", "**Memory**: "),

@@ -162,17 +162,10 @@ impl Fold {
         }
         self.tail_digit
             .replace_all(&text, |c: &regex::Captures<'_>| {
-                let d = c[3].chars().next().map_or(0, |d| match d {
-                    '0'..='9' => d as u32 - '0' as u32,
-                    '一' => 1,
-                    '二' | '两' => 2,
-                    '三' => 3,
-                    '四' => 4,
-                    '五' => 5,
-                    '六' => 6,
-                    '七' => 7,
-                    '八' => 8,
-                    _ => 9,
+                let d = c[3].chars().next().map_or(0, |d| {
+                    d.to_digit(10)
+                        .or_else(|| crate::advisor::numerals::cn_digit(d))
+                        .unwrap_or(0)
                 });
                 format!("{}.{d}{}{}{}", &c[1], &c[2], &c[4], &c[5])
             })
