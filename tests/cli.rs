@@ -178,3 +178,67 @@ fn serve_refuses_settings_that_would_open_it_up() {
         assert!(err.contains(named), "{err}");
     }
 }
+
+/// The cases of a corpus that `gpu-advisor eval` fails, by id.
+fn eval_failures(corpus: &str) -> Vec<String> {
+    let out = bin().args(["eval", corpus]).output().expect("runs");
+    assert!(out.status.success());
+    let mut ids: Vec<String> = String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .lines()
+        .filter_map(|l| l.strip_prefix("FAIL "))
+        .filter_map(|l| l.split([':', ' ']).next().map(str::to_string))
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// `eval` scores as shared/eval/score.py does (the reference): the expectation
+/// semantics of `tests/data/eval-semantics.jsonl` (Python equality, `at` paths through
+/// dicts only, a list spec for strings against ranges for numbers, a string spec as its
+/// characters, a check that would raise failing) and the cases that fail are the same.
+#[test]
+fn eval_follows_the_reference_scorer() {
+    let corpus = "tests/data/eval-semantics.jsonl";
+    let want = [
+        "s-bool-as-num",
+        "s-fits-one",
+        "s-list-index",
+        "s-model-badre",
+        "s-no-turns",
+        "s-num-as-str",
+        "s-rec-max-low",
+        "s-str-list",
+        "s-topics-str",
+        "s-unknown-key",
+    ];
+    assert_eq!(eval_failures(corpus), want);
+    // Where the reference scorer is at hand (CI runs next to shared/), it agrees.
+    let shared = std::env::var("SHARED_DIR").unwrap_or_else(|_| "../shared".into());
+    let score = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(shared)
+        .join("eval/score.py");
+    if !score.exists() {
+        eprintln!(
+            "{} not found: eval checked against its expected failures only",
+            score.display()
+        );
+        return;
+    }
+    let out = Command::new("python3")
+        .arg(&score)
+        .arg(corpus)
+        .arg("--bin")
+        .arg(env!("CARGO_BIN_EXE_gpu-advisor"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("python3 runs");
+    let mut ids: Vec<String> = String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .lines()
+        .filter_map(|l| l.strip_prefix("FAIL "))
+        .filter_map(|l| l.split([':', ' ']).next().map(str::to_string))
+        .collect();
+    ids.sort();
+    assert_eq!(ids, want, "score.py");
+}
