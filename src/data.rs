@@ -23,10 +23,11 @@ const EMBEDDED_CATALOG: [&str; 5] = [
     include_str!("../catalog/billing.toml"),
 ];
 
-const EMBEDDED_INTENTS: [(&str, &str); 3] = [
+const EMBEDDED_INTENTS: [(&str, &str); 4] = [
     ("cues.toml", include_str!("../intents/cues.toml")),
     ("normalise.toml", include_str!("../intents/normalise.toml")),
     ("slots.toml", include_str!("../intents/slots.toml")),
+    ("followups.toml", include_str!("../intents/followups.toml")),
 ];
 
 /// Where the data came from, for the start-up log and `check`.

@@ -103,12 +103,6 @@ fn one_megabyte_of_anything() {
     }
 }
 
-/// The question's slots as one comparable value: the workload and the constraints.
-fn slots(a: &gpu_advisor::advisor::Answer) -> serde_json::Value {
-    let v = serde_json::to_value(a).expect("answer serialises");
-    serde_json::json!({"workload": v["workload"], "constraints": v["constraints"]})
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -158,19 +152,49 @@ proptest! {
 
     #[test]
     fn a_follow_up_restating_the_question_changes_nothing(
-        q in prop::sample::select(vec![
-            "Qwen2.5-14B 推理，并发 8，上下文 16k，预算 6000",
-            "国产卡部署 Qwen2.5-7B",
-            "两张 A100 40G 跑 Qwen2.5-32B 推理",
-            "LoRA 微调 Llama-3-8B，租 3 个月",
-            "Llama-3.1-70B inference, budget $2000 a month",
-            "Qwen2.5-72B 用 2 张 A100 80G",
-            "从头训一个 1B 的模型，数据一千亿 token",
-            "Qwen2.5-7B 推理，不想量化",
+        model in prop::sample::select(vec![
+            "Qwen2.5-14B", "Qwen2.5-7B", "Llama-3.1-70B", "Llama-3-8B", "一个 30B 的模型",
+            "DeepSeek-R1-Distill-Qwen-32B", "Mixtral-8x7B", "GLM-4-9B", "Qwen3-8B",
         ]),
+        task in prop::sample::select(vec!["推理", "部署", "LoRA 微调", "全参微调", "inference", "fine-tune", "训练", ""]),
+        extras in prop::sample::subsequence(vec![
+            "并发 8", "上下文 16k", "预算 6000", "预算每月 3000", "int4", "不想量化", "国产卡",
+            "不要 H100", "两张 A100 40G", "用 4090", "租 3 个月", "batch 4", "用 vllm",
+            "budget $2000 a month", "20 users at once", "1000 亿 token",
+        ], 0..4),
+        question in any::<bool>(),
+        again in 0usize..3,
     ) {
-        let (first, state) = advisor().answer(q, &State::default());
-        let (again, _) = advisor().answer(q, &state);
-        prop_assert_eq!(slots(&first), slots(&again), "{}", q);
+        let mut q = format!("{model} {task}");
+        for e in &extras {
+            q.push('，');
+            q.push_str(e);
+        }
+        if question {
+            q.push_str(" 用什么卡？");
+        }
+        // Restated as it was, or introduced as a follow-up in the question's own language
+        // (another language would rightly switch the reply's).
+        let zh = q.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+        let again = match (again, zh) {
+            (0, _) => "",
+            (1, true) => "那 ",
+            (2, true) => "如果是 ",
+            (1, false) => "what about ",
+            (_, _) => "and ",
+        };
+        let (first, state) = advisor().answer(&q, &State::default());
+        let (restated, _) = advisor().answer(&format!("{again}{q}"), &state);
+        prop_assert_eq!(answer_json(&first), answer_json(&restated), "{:?} then {:?}", q, again);
     }
+}
+
+/// The answer's JSON without what belongs to the turn rather than the question (the
+/// reply's wording of a follow-up).
+fn answer_json(a: &gpu_advisor::advisor::Answer) -> serde_json::Value {
+    let mut v = serde_json::to_value(a).expect("answer serialises");
+    if let Some(o) = v.as_object_mut() {
+        o.remove("reply");
+    }
+    v
 }

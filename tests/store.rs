@@ -106,6 +106,7 @@ async fn contract(store: &dyn Store, tag: &str, time: Time) {
     let state = State {
         turns: 3,
         last: None,
+        lang: Some(gpu_advisor::advisor::parse::Lang::En),
     };
     store
         .save(&k("s"), &state, Duration::from_secs(60))

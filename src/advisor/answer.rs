@@ -23,7 +23,7 @@ mod unknown;
 pub use super::contract::{
     round1, Answer, ConfigJson, ConstraintsJson, EstimateJson, VerdictJson, WorkloadJson,
 };
-pub use super::intent::{decide, Intent, State, Turn};
+pub use super::intent::{decide, only_reply_lang, Intent, State, Turn};
 pub use context::Context;
 pub use help::invalid_text;
 pub use snippets::{topic_snippet, Snippets};
@@ -33,7 +33,7 @@ use super::lexicon::Lexicon;
 use super::parse::Parser;
 use super::recommend::Limits;
 use super::reply::Reply;
-use super::workload::Workload;
+use super::workload::{sized_sibling, Workload};
 
 /// The advisor: a validated catalog, the parser compiled from it and the intents, and
 /// the topic snippets made from it once.
@@ -56,9 +56,26 @@ impl Advisor {
 
     /// Answers one question of a conversation.
     pub fn answer(&self, question: &str, state: &State) -> (Answer, State) {
-        let parsed = self.parser.parse(question, self.catalog.billing.usd_cny);
-        let lang = parsed.lang();
-        let (intent, asked, followup) = decide(&parsed, state.last.as_ref());
+        let mut parsed = self.parser.parse(question, self.catalog.billing.usd_cny);
+        // The language asked for the replies, else the one asked earlier, else the
+        // question's own.
+        let lang = parsed.reply_lang.or(state.lang).unwrap_or(parsed.lang());
+        let (intent, mut asked, followup) = decide(&parsed, state.last.as_ref());
+        if let Some(prev) = state.last.as_ref().filter(|_| followup) {
+            if only_reply_lang(&parsed) {
+                parsed.topics = prev.topics.clone();
+            }
+            // "那 14B 呢" after Qwen2.5-7B: the same family at that size, when the catalog
+            // has it.
+            if let (None, Some(size), Some(model)) =
+                (&parsed.asked.model, parsed.asked.size_b, &prev.asked.model)
+            {
+                if let Some(id) = sized_sibling(&self.catalog, model, size) {
+                    asked.model = Some(id);
+                    asked.size_b = None;
+                }
+            }
+        }
         let workload = Workload::resolve(&asked, &self.catalog);
         let limits = Limits {
             domestic: asked.domestic,
@@ -66,6 +83,7 @@ impl Advisor {
             count: None,
             budget: asked.budget_cny,
             months: asked.months,
+            exclude: asked.declined.clone(),
         };
         let ctx = Context {
             cat: &self.catalog,
@@ -87,10 +105,15 @@ impl Advisor {
         let next = State {
             turns: state.turns.saturating_add(1),
             last: if keep {
-                Some(Turn { intent, asked })
+                Some(Turn {
+                    intent,
+                    asked,
+                    topics: answer.topics.clone(),
+                })
             } else {
                 state.last.clone()
             },
+            lang: parsed.reply_lang.or(state.lang),
         };
         (answer, next)
     }

@@ -15,6 +15,7 @@ pub const BILLING: &str = include_str!("../../catalog/billing.toml");
 pub const CUES: &str = include_str!("../../intents/cues.toml");
 pub const SLOTS: &str = include_str!("../../intents/slots.toml");
 pub const NORMALISE: &str = include_str!("../../intents/normalise.toml");
+pub const FOLLOWUPS: &str = include_str!("../../intents/followups.toml");
 
 /// The catalog from these texts (the shipped ones where `None`).
 pub fn catalog_with(gpus: Option<&str>, offers: Option<&str>) -> Result<Catalog, Vec<Problem>> {
@@ -32,6 +33,7 @@ pub fn lexicon() -> Lexicon {
         ("cues.toml", CUES),
         ("slots.toml", SLOTS),
         ("normalise.toml", NORMALISE),
+        ("followups.toml", FOLLOWUPS),
     ])
     .expect("intents build")
 }

@@ -4,7 +4,7 @@
 //! stores. Decisions only: no estimate, no search and no wording here.
 
 use super::lexicon::Cue;
-use super::parse::Parsed;
+use super::parse::{Lang, Parsed};
 use super::workload::Asked;
 use serde::{Deserialize, Serialize};
 
@@ -41,12 +41,26 @@ impl Intent {
 pub struct State {
     pub turns: u32,
     pub last: Option<Turn>,
+    /// The language the customer asked the replies in ("answer in English"), from that
+    /// turn on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<Lang>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Turn {
     pub intent: Intent,
     pub asked: Asked,
+    /// The knowledge topics the turn was answered with (an FAQ asked again in another
+    /// language).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub topics: Vec<String>,
+}
+
+/// A turn that only asks for the replies' language ("换成英文回答", "English please"):
+/// the last answer again, in that language.
+pub fn only_reply_lang(p: &Parsed) -> bool {
+    p.reply_lang.is_some() && !p.modifiers && !p.asked.has_workload() && p.asked.gpus.is_empty()
 }
 
 /// Decides the intent, and for a follow-up lays this turn over the previous one.
@@ -67,6 +81,12 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     // another question (a price list) as if it were this one.
     if p.unknown_model.is_some() && !a.has_workload() && (p.topics.is_empty() || p.modifiers) {
         return (Intent::Unknown, a.clone(), false);
+    }
+    if only_reply_lang(p) {
+        return match prev {
+            Some(prev) => (prev.intent, prev.asked.clone(), true),
+            None => (Intent::Help, a.clone(), false),
+        };
     }
     let has_workload = a.has_workload();
     // Card against card in any phrasing is a comparison, with or without a workload.
@@ -89,7 +109,14 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
                 }
                 _ if !merged.has_workload() && merged.budget_cny.is_some() => Intent::Budget,
                 _ if !merged.has_workload() => prev.intent,
+                // A workload and a card of its own: as the same question alone.
+                _ if has_workload && !a.gpus.is_empty() => workload_intent(p, a),
                 _ if a.gpus.len() == 1 && !p.cue(Cue::Recommend) => Intent::Feasibility,
+                // A count for the card named before ("用两张呢", "with two of them"): the
+                // customer's cards.
+                _ if a.gpu_count.is_some() && merged.gpu.is_some() && !p.cue(Cue::Recommend) => {
+                    Intent::Feasibility
+                }
                 _ if a.budget_cny.is_some() => Intent::Recommend,
                 Intent::Feasibility | Intent::Recommend => prev.intent,
                 _ => Intent::Recommend,
@@ -101,17 +128,7 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         return (Intent::Compare, a.clone(), false);
     }
     if has_workload {
-        // A named card with a can-it cue, or asked as a question without a what-to-rent
-        // cue ("4090 跑 70B？"), is a feasibility question.
-        // So is a workload on cards the customer counted ("Qwen2.5-72B 用 2 张 A100 80G").
-        let question =
-            p.cue(Cue::Feasibility) || (p.question || p.count_at_card) && !p.cue(Cue::Recommend);
-        let intent = if !a.gpus.is_empty() && question {
-            Intent::Feasibility
-        } else {
-            Intent::Recommend
-        };
-        return (intent, a.clone(), false);
+        return (workload_intent(p, a), a.clone(), false);
     }
     if p.cue(Cue::Offtopic) && a.gpus.is_empty() {
         return (Intent::Unknown, a.clone(), false);
@@ -133,4 +150,18 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         return (Intent::Price, a.clone(), false);
     }
     (Intent::Unknown, a.clone(), false)
+}
+
+/// A question with a workload: a named card with a can-it cue, or asked as a question
+/// without a what-to-rent cue ("4090 跑 70B？"), is a feasibility question; so is a
+/// workload on cards the customer counted ("Qwen2.5-72B 用 2 张 A100 80G"). Anything else
+/// is a recommendation (within the budget, on the card, when given).
+fn workload_intent(p: &Parsed, a: &Asked) -> Intent {
+    let question =
+        p.cue(Cue::Feasibility) || (p.question || p.count_at_card) && !p.cue(Cue::Recommend);
+    if !a.gpus.is_empty() && question {
+        Intent::Feasibility
+    } else {
+        Intent::Recommend
+    }
 }

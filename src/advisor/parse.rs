@@ -9,6 +9,7 @@
 //! knowledge topics, scored against their example questions). The intent is decided
 //! from the cues and these by `intent`.
 
+mod change;
 mod entities;
 mod memory_wish;
 mod models;
@@ -25,6 +26,7 @@ use super::workload::{Asked, Task};
 use entities::{CardFacts, Entities};
 use memory_wish::MemoryWish;
 use models::Models;
+use std::borrow::Cow;
 use topics::Triggers;
 
 /// Questions longer than this many bytes are cut (at a char boundary) before parsing:
@@ -36,7 +38,8 @@ pub const MAX_PARAMS_B: f64 = 10_000.0;
 /// "训练/train" on this many tokens or more is pretraining (DOMAIN.md §6).
 pub const PRETRAIN_TOKENS: f64 = 100e9;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Lang {
     Zh,
     En,
@@ -79,6 +82,8 @@ pub struct Parsed {
     pub count_at_card: bool,
     /// A model name the catalog does not know, as written.
     pub unknown_model: Option<String>,
+    /// The language the customer asks the replies in ("换成英文回答", "answer in English").
+    pub reply_lang: Option<Lang>,
 }
 
 impl Parsed {
@@ -187,7 +192,23 @@ impl Parser {
         p.unknown_model = unknown::not_in_catalog(&text, normalise::cut(raw), a);
         p.invalid = slots::size(lex, blanked.clone(), a);
         let native = slots::task_and_precision(lex, &scan, &text, a);
-        p.invalid = slots::numbers(lex, &scan, &text, &blanked, usd_cny, a, p.invalid.take());
+        // Changes relative to the last turn first: their numbers are no other slot's.
+        let spans = change::relative(lex, &scan, &text, usd_cny, a);
+        let (mut num_text, mut num_blanked) = (Cow::Borrowed(text.as_str()), blanked);
+        for (from, to) in spans {
+            let blank = " ".repeat(to - from);
+            num_text.to_mut().replace_range(from..to, &blank);
+            num_blanked.replace_range(from..to, &blank);
+        }
+        p.invalid = slots::numbers(
+            lex,
+            &scan,
+            &num_text,
+            &num_blanked,
+            usd_cny,
+            a,
+            p.invalid.take(),
+        );
         // Training on a data size of 100B tokens or more is pretraining (DOMAIN.md §6),
         // unless the question said how it trains (LoRA, fine-tuning, full fine-tuning).
         if a.task == Some(Task::Full)
@@ -196,15 +217,17 @@ impl Parser {
         {
             a.task = Some(Task::Pretrain);
         }
-        serving::serving(lex, &scan, &text, a);
-        slots::request_tokens(lex, &scan, &text, a);
+        serving::serving(lex, &scan, &num_text, a);
+        slots::request_tokens(lex, &scan, &num_text, a);
         a.annual = p.cues.contains(&Cue::Annual);
         // "不要国产卡，要 CUDA 生态" declines domestic cards: a wish only when not negated.
-        a.domestic = p.cues.contains(&Cue::Domestic)
-            && !(lex.has_in(&scan, Slot::NegationWord)
-                && lex
-                    .find(Cue::Domestic, &text)
-                    .is_some_and(|m| slots::negated(lex, &text, m.start)));
+        let domestic_declined = p.cues.contains(&Cue::Domestic)
+            && lex.has_in(&scan, Slot::NegationWord)
+            && lex
+                .find(Cue::Domestic, &text)
+                .is_some_and(|m| slots::negated(lex, &text, m.start));
+        a.domestic = p.cues.contains(&Cue::Domestic) && !domestic_declined;
+        a.no_domestic = domestic_declined;
         if native && a.precision.is_some_and(|p| p.is_quantized()) {
             a.precision = None; // the model's native precision: the default
         }
@@ -227,11 +250,20 @@ impl Parser {
             || a.offload
             || !a.gpus.is_empty()
             || a.gpu_count.is_some()
+            || a.no_domestic
+            || !a.declined.is_empty()
+            || a.budget_change.is_some()
+            || a.concurrency_change.is_some()
             || a.serving.stated();
         p.modifiers |= recipe::read(lex, &scan, &text, &mut p.asked);
         // Examples route a question with no workload, no budget and at most one card (two
         // cards are a comparison).
         let a = &p.asked;
+        // A language asked for the replies, in a turn that describes no workload (not "a
+        // bot that answers in English").
+        if !a.has_workload() && a.task.is_none() {
+            p.reply_lang = change::reply_lang(lex, &scan);
+        }
         let open = !a.has_workload() && a.budget_cny.is_none() && a.gpus.len() < 2;
         let routed = self.triggers.route(&text, open);
         p.topics = routed.topics;

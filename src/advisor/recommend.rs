@@ -75,6 +75,8 @@ pub struct Limits {
     pub count: Option<u32>,
     pub budget: Option<f64>,
     pub months: Option<f64>,
+    /// GPU ids the user declined ("不要 H100"): never offered.
+    pub exclude: Vec<String>,
 }
 
 /// Why an offer cannot run a workload at all (not a memory question).

@@ -139,6 +139,18 @@ pub struct Asked {
     pub offer: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub domestic: bool,
+    /// Domestic cards declined ("不要国产卡"): clears an earlier turn's wish.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub no_domestic: bool,
+    /// Cards declined ("不要 H100"): never recommended, and no longer the card asked about.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub declined: Vec<String>,
+    /// A change relative to the previous turn's budget, CNY a month ("预算再加两千": +2000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_change: Option<f64>,
+    /// A change relative to the previous turn's concurrency ("并发再加 10 个": +10).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency_change: Option<i64>,
     /// Engine, request size, load and latency targets (DOMAIN.md §8).
     #[serde(skip_serializing_if = "ServingAsk::is_default")]
     pub serving: ServingAsk,
@@ -200,11 +212,83 @@ impl Asked {
         m.optimizer_8bit |= self.optimizer_8bit;
         m.offload |= self.offload;
         m.annual |= self.annual;
-        m.domestic |= self.domestic;
+        m.domestic = (m.domestic && !self.no_domestic) || self.domestic;
+        m.no_domestic = !m.domestic && (self.no_domestic || prev.no_domestic);
+        // A card declined now is no longer the card asked about; one named again is no
+        // longer declined.
+        m.declined.retain(|g| !self.gpus.contains(g));
+        for g in &self.declined {
+            if !m.declined.contains(g) {
+                m.declined.push(g.clone());
+            }
+        }
+        if !self.declined.is_empty() && self.gpus.is_empty() {
+            m.gpus.retain(|g| !self.declined.contains(g));
+            if m.gpu.as_ref().is_some_and(|g| self.declined.contains(g)) {
+                m.gpu = m.gpus.first().cloned();
+                m.gpu_count = None;
+            }
+        }
+        // Relative changes apply to what the previous turn had.
+        if self.budget_cny.is_none() {
+            if let Some(d) = self.budget_change {
+                m.budget_cny = prev.budget_cny.map(|b| b + d).filter(|b| *b > 0.0);
+            }
+        }
+        if self.concurrency.is_none() {
+            if let Some(d) = self.concurrency_change {
+                let base = i64::from(prev.concurrency.unwrap_or(1));
+                m.concurrency = u32::try_from((base + d).max(1)).ok();
+            }
+        }
+        m.budget_change = None;
+        m.concurrency_change = None;
+        // "batch 改成 8" alone, of a service, is its batch of concurrent requests, as in a
+        // question of its own that says it serves (parse.rs); of a training job, its
+        // micro-batch.
+        if self.micro_batch.is_some()
+            && self.concurrency.is_none()
+            && !self.has_workload()
+            && !m.task.is_some_and(Task::is_training)
+        {
+            m.concurrency = self.micro_batch;
+            m.micro_batch = prev.micro_batch;
+        }
         m.serving = self.serving.over(&prev.serving);
         m.recipe = self.recipe.over(&prev.recipe);
         m
     }
+}
+
+/// The size a model's name states ("Qwen2.5-7B" → 7, "DeepSeek-R1-Distill-Qwen-1.5B" →
+/// 1.5), with the name's parts before it; `None` when no part of the name is a size
+/// ("Mixtral-8x7B", "GLM-4.5").
+fn name_size(name: &str) -> Option<(f64, Vec<String>, usize)> {
+    let parts: Vec<String> = name.split(['-', '_', ' ']).map(str::to_lowercase).collect();
+    parts.iter().enumerate().find_map(|(i, p)| {
+        let n = p.strip_suffix('b')?;
+        let v: f64 = n.parse().ok()?;
+        (v > 0.0).then(|| (v, parts[..i].to_vec(), parts.len()))
+    })
+}
+
+/// "那 14B 呢" after a named model: the catalog's model of the same family whose name
+/// says that size and reads the same before it ("Qwen2.5-7B" → "Qwen2.5-14B",
+/// "Qwen3-8B" → "Qwen3-30B-A3B", never "Qwen3-Coder-30B-A3B"); the one with the fewest
+/// further name parts when several do. `None` when the catalog has no such model (a
+/// bare size is then a generic model).
+pub fn sized_sibling(cat: &Catalog, model: &str, size_b: f64) -> Option<String> {
+    let m = cat.model(model)?;
+    let (_, prefix, _) = name_size(&m.name)?;
+    cat.models
+        .iter()
+        .filter(|o| o.family == m.family)
+        .filter_map(|o| {
+            let (v, pre, parts) = name_size(&o.name)?;
+            ((v - size_b).abs() < 1e-6 && pre == prefix).then_some((parts, o))
+        })
+        .min_by_key(|(parts, _)| *parts)
+        .map(|(_, o)| o.id.clone())
 }
 
 /// The architecture the estimator computes with.

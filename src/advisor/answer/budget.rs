@@ -73,6 +73,7 @@ pub fn budget(ctx: &Context<'_>, ans: &mut Answer) {
     let limits = Limits {
         domestic: ctx.asked.domestic,
         budget: Some(b),
+        exclude: ctx.asked.declined.clone(),
         ..Limits::default()
     };
     let mut lines = Vec::new();

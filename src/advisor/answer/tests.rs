@@ -109,3 +109,104 @@ fn pitfalls_follow_the_card_flags_not_their_ids() {
         assert!(before.contains("pitfall-"), "{before}");
     }
 }
+
+/// The last answer of a conversation as chosen JSON fields, "path=value" joined by
+/// spaces (null fields as "-").
+fn fields(turns: &[&str], paths: &[&str]) -> String {
+    let mut state = State::default();
+    let mut last = serde_json::Value::Null;
+    for q in turns {
+        let (a, next) = advisor().answer(q, &state);
+        state = next;
+        last = serde_json::to_value(&a).expect("answer serialises");
+    }
+    paths
+        .iter()
+        .map(|p| {
+            let v = p.split('.').fold(&last, |v, k| &v[k]);
+            let v = match v {
+                serde_json::Value::Null => "-".to_string(),
+                serde_json::Value::String(s) => s.clone(),
+                v => v.to_string(),
+            };
+            format!("{p}={v}")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn follow_ups_change_one_slot_and_keep_the_rest() {
+    let f = |turns: &[&str], paths: &[&str], expected: &str| {
+        assert_eq!(fields(turns, paths), expected, "{turns:?}");
+    };
+    // A model switch keeps the budget and the load.
+    f(
+        &[
+            "GLM-4-9B 推理，每月 3500 以内，40 人同时用",
+            "换用 Qwen2.5-7B 试试",
+        ],
+        &[
+            "workload.model",
+            "constraints.budget_cny_month",
+            "workload.concurrency",
+        ],
+        "workload.model=qwen2.5-7b constraints.budget_cny_month=3500.0 workload.concurrency=40",
+    );
+    // A size alone after a named model: that family at that size.
+    f(
+        &["Llama-3.1-8B 微调", "那 405B 的呢"],
+        &["workload.model", "workload.task"],
+        "workload.model=llama-3.1-405b workload.task=lora",
+    );
+    // A relative budget is relative to the last one.
+    f(
+        &["部署 Qwen2.5-14B，月预算 2500", "预算再多给 1000 呢"],
+        &["constraints.budget_cny_month"],
+        "constraints.budget_cny_month=3500.0",
+    );
+    // The batch of a training job.
+    f(
+        &["全参微调 Qwen2.5-1.5B", "micro batch 调到 4"],
+        &["workload.task", "workload.micro_batch"],
+        "workload.task=full workload.micro_batch=4",
+    );
+    // A declined card leaves the answer and the search.
+    f(
+        &["Llama-3.1-70B 跑在 4090 上行吗", "那就不用 4090，换个方案"],
+        &["intent", "constraints.gpu", "recommendation.gpu"],
+        "intent=recommend constraints.gpu=- recommendation.gpu=v100s-32g",
+    );
+}
+
+#[test]
+fn a_language_request_answers_the_last_question_again_in_that_language() {
+    let f = |turns: &[&str], expected: &str| {
+        assert_eq!(
+            fields(turns, &["lang", "intent", "workload.model"]),
+            expected,
+            "{turns:?}"
+        );
+    };
+    f(
+        &["Qwen2.5-14B 推理要什么卡", "能用英语回复吗"],
+        "lang=en intent=recommend workload.model=qwen2.5-14b",
+    );
+    f(
+        &["Which card for Llama-3.1-8B?", "中文回答吧"],
+        "lang=zh intent=recommend workload.model=llama-3.1-8b",
+    );
+    // The language asked for holds for the turns after.
+    f(
+        &["部署 Qwen2.5-7B", "reply in English", "并发 20 呢"],
+        "lang=en intent=recommend workload.model=qwen2.5-7b",
+    );
+    // An FAQ again, with its topic.
+    assert_eq!(
+        fields(
+            &["NVLink 有必要吗", "in English please"],
+            &["lang", "intent", "topics"]
+        ),
+        "lang=en intent=faq topics=[\"nvlink\"]"
+    );
+}

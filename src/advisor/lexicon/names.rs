@@ -41,6 +41,8 @@ names! {
         Slice = "slice",
         Domestic = "domestic",
         Offtopic = "offtopic",
+        ReplyEn = "reply.en",
+        ReplyZh = "reply.zh",
     }
 }
 
@@ -142,6 +144,10 @@ names! {
         RecipeFrameworkDeepspeed = "recipe.framework.deepspeed",
         RecipeZeroStage = "recipe.zero_stage",
         RecipeFrameworkAutoawq = "recipe.framework.autoawq",
+        ChangeBudgetMore = "change.budget.more",
+        ChangeBudgetLess = "change.budget.less",
+        ChangeConcurrencyMore = "change.concurrency.more",
+        ChangeConcurrencyLess = "change.concurrency.less",
     }
 }
 

@@ -1,6 +1,6 @@
 use super::*;
 
-use crate::advisor::fixtures::{lexicon, CUES, SLOTS};
+use crate::advisor::fixtures::{lexicon, CUES, FOLLOWUPS, SLOTS};
 
 /// The first match of `name` in `question` (normalised first), as its value.
 fn check(name: impl Name, question: &str, expected: Option<f64>) {
@@ -8,10 +8,13 @@ fn check(name: impl Name, question: &str, expected: Option<f64>) {
     assert_eq!(got, expected, "{} in {question:?}", name.name());
 }
 
-/// `slots.toml` without the `[[slot]]` entry called `name`.
+/// `slots.toml` (or another file of entries) without the `[[slot]]` entry called `name`.
 fn without_slot(name: &str) -> String {
-    SLOTS
-        .split("[[slot]]")
+    without_slot_in(SLOTS, name)
+}
+
+fn without_slot_in(file: &str, name: &str) -> String {
+    file.split("[[slot]]")
         .filter(|e| !e.contains(&format!("name = \"{name}\"\n")))
         .collect::<Vec<_>>()
         .join("[[slot]]")
@@ -36,12 +39,16 @@ fn normalize_folds_width_case_and_space() {
 #[test]
 fn every_name_the_parser_reads_is_required() {
     for name in names::required() {
-        let cut = without_slot(name);
-        if cut == SLOTS {
+        let (slots, followups) = (without_slot(name), without_slot_in(FOLLOWUPS, name));
+        if slots == SLOTS && followups == FOLLOWUPS {
             continue; // a cue: cues.toml is checked below
         }
-        let problems = Lexicon::build(&[("cues.toml", CUES), ("slots.toml", &cut)])
-            .expect_err("a missing slot is a problem");
+        let problems = Lexicon::build(&[
+            ("cues.toml", CUES),
+            ("slots.toml", &slots),
+            ("followups.toml", &followups),
+        ])
+        .expect_err("a missing slot is a problem");
         assert!(
             problems
                 .iter()
@@ -50,16 +57,24 @@ fn every_name_the_parser_reads_is_required() {
         );
     }
     let cues = CUES.replace("name = \"offtopic\"", "name = \"off-topic\"");
-    let problems = Lexicon::build(&[("cues.toml", &cues), ("slots.toml", SLOTS)])
-        .expect_err("a renamed cue is a problem");
+    let problems = Lexicon::build(&[
+        ("cues.toml", &cues),
+        ("slots.toml", SLOTS),
+        ("followups.toml", FOLLOWUPS),
+    ])
+    .expect_err("a renamed cue is a problem");
     assert!(problems.iter().any(|p| p.key == "offtopic"));
 }
 
 #[test]
 fn examples_that_fail_are_reported_with_file_and_key() {
     let slots = SLOTS.replace("match = [\"租半年\"]", "match = [\"租半年\", \"一年\"]");
-    let problems = Lexicon::build(&[("cues.toml", CUES), ("slots.toml", &slots)])
-        .expect_err("a failing example is a problem");
+    let problems = Lexicon::build(&[
+        ("cues.toml", CUES),
+        ("slots.toml", &slots),
+        ("followups.toml", FOLLOWUPS),
+    ])
+    .expect_err("a failing example is a problem");
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert_eq!(problems[0].file, "slots.toml");
     assert_eq!(problems[0].key, "slot[months.half]");

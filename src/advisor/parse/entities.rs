@@ -98,6 +98,9 @@ impl Entities {
             }
             if lex.has_in(scan, Slot::NegationWord) && negated(lex, text, m.start()) {
                 facts.declined = true;
+                if !a.declined.contains(id) {
+                    a.declined.push(id.clone());
+                }
                 continue;
             }
             if a.gpus.is_empty() {

@@ -58,7 +58,7 @@ pub fn candidates<'c>(
 ) -> Vec<Candidate<'c>> {
     let bills = Bills::new(w);
     let mut out = Vec::new();
-    for (offer, gpu) in offers(cat, limits.domestic) {
+    for (offer, gpu) in offers(cat, limits) {
         if limits.gpu.as_deref().is_some_and(|g| g != offer.gpu) {
             continue;
         }
@@ -68,11 +68,13 @@ pub fn candidates<'c>(
 }
 
 /// The offers of the catalog the search looks at, with their GPU: domestic hardware only
-/// when asked for, never otherwise (DOMAIN.md §6).
-fn offers(cat: &Catalog, domestic: bool) -> impl Iterator<Item = (&Offer, &Gpu)> {
+/// when asked for, never otherwise (DOMAIN.md §6); none of a card the user declined.
+fn offers<'c>(cat: &'c Catalog, limits: &Limits) -> impl Iterator<Item = (&'c Offer, &'c Gpu)> {
+    let domestic = limits.domestic;
+    let exclude = limits.exclude.clone();
     cat.offers
         .iter()
-        .filter(move |o| o.domestic == domestic)
+        .filter(move |o| o.domestic == domestic && !exclude.contains(&o.gpu))
         .filter_map(|o| Some((o, cat.gpu(&o.gpu)?)))
 }
 
@@ -143,7 +145,8 @@ pub struct Search<'c, 'w> {
 }
 
 impl<'c, 'w> Search<'c, 'w> {
-    /// The search for `w`, domestic or not and over the rental period as `limits` say;
+    /// The search for `w`, domestic or not, without the declined cards and over the
+    /// rental period as `limits` say;
     /// their card, count and budget are applied by [`Search::plan`].
     pub fn new(cat: &'c Catalog, w: &'w Workload, limits: &Limits) -> Search<'c, 'w> {
         Search {
@@ -151,7 +154,7 @@ impl<'c, 'w> Search<'c, 'w> {
             w,
             bills: Bills::new(w),
             months: limits.months,
-            offers: offers(cat, limits.domestic).collect(),
+            offers: offers(cat, limits).collect(),
             levels: Default::default(),
         }
     }

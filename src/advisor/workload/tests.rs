@@ -119,3 +119,113 @@ fn a_follow_up_overrides_only_what_it_states() {
     .over(&first);
     check(size, "- lora bf16 8192 1 1");
 }
+
+#[test]
+fn constraints_persist_until_replaced() {
+    let first = Asked {
+        budget_cny: Some(4000.0),
+        months: Some(3.0),
+        domestic: true,
+        concurrency: Some(20),
+        serving: ServingAsk {
+            engine: Some(Engine::Sglang),
+            ..ServingAsk::default()
+        },
+        ..model("qwen2.5-7b")
+    };
+    // "switch to Llama-3.1-8B": the model changes, every constraint stays.
+    let m = model("llama-3.1-8b").over(&first);
+    assert_eq!(m.budget_cny, Some(4000.0));
+    assert_eq!(m.months, Some(3.0));
+    assert!(m.domestic);
+    assert_eq!(m.concurrency, Some(20));
+    assert_eq!(m.serving.engine, Some(Engine::Sglang));
+    // "不要国产了": the domestic wish is cleared, and stays cleared.
+    let no = Asked {
+        no_domestic: true,
+        ..Asked::default()
+    }
+    .over(&m);
+    assert!(!no.domestic);
+    assert!(!Asked::default().over(&no).domestic);
+    // "预算再多 1500", "并发少 5 个": relative to the last turn.
+    let more = Asked {
+        budget_change: Some(1500.0),
+        concurrency_change: Some(-5),
+        ..Asked::default()
+    }
+    .over(&m);
+    assert_eq!(more.budget_cny, Some(5500.0));
+    assert_eq!(more.concurrency, Some(15));
+    assert_eq!(more.budget_change, None);
+}
+
+#[test]
+fn a_declined_card_is_no_longer_the_card_asked_about() {
+    let first = Asked {
+        gpu: Some("h100-sxm".into()),
+        gpus: vec!["h100-sxm".into()],
+        gpu_count: Some(8),
+        ..model("qwen2.5-72b")
+    };
+    let m = Asked {
+        declined: vec!["h100-sxm".into()],
+        ..Asked::default()
+    }
+    .over(&first);
+    assert_eq!((m.gpu.clone(), m.gpu_count), (None, None));
+    assert!(m.gpus.is_empty());
+    assert_eq!(m.declined, ["h100-sxm"]);
+    // Named again later, it is asked for again.
+    let again = Asked {
+        gpu: Some("h100-sxm".into()),
+        gpus: vec!["h100-sxm".into()],
+        ..Asked::default()
+    }
+    .over(&m);
+    assert!(again.declined.is_empty());
+    assert_eq!(again.gpu.as_deref(), Some("h100-sxm"));
+}
+
+#[test]
+fn a_batch_follow_up_is_the_micro_batch_of_training_and_the_load_of_serving() {
+    let batch = Asked {
+        micro_batch: Some(8),
+        ..Asked::default()
+    };
+    let train = Asked {
+        task: Some(Task::Lora),
+        micro_batch: Some(2),
+        ..model("qwen2.5-7b")
+    };
+    check(batch.over(&train), "qwen2.5-7b lora bf16 2048 1 8");
+    let serve = Asked {
+        task: Some(Task::Inference),
+        concurrency: Some(4),
+        ..model("qwen2.5-7b")
+    };
+    check(batch.over(&serve), "qwen2.5-7b inference bf16 4096 8 -");
+}
+
+#[test]
+fn a_size_alone_after_a_named_model_is_its_family_at_that_size() {
+    let sib = |m: &str, s: f64| sized_sibling(&advisor().catalog, m, s);
+    assert_eq!(sib("qwen2.5-7b", 32.0).as_deref(), Some("qwen2.5-32b"));
+    assert_eq!(
+        sib("llama-3.1-8b", 405.0).as_deref(),
+        Some("llama-3.1-405b")
+    );
+    assert_eq!(
+        sib("qwen2.5-coder-7b", 32.0).as_deref(),
+        Some("qwen2.5-coder-32b")
+    );
+    assert_eq!(
+        sib("deepseek-r1-distill-qwen-7b", 1.5).as_deref(),
+        Some("deepseek-r1-distill-qwen-1.5b")
+    );
+    // Qwen3's 30B is the MoE, not the coder of the same family.
+    assert_eq!(sib("qwen3-8b", 30.0).as_deref(), Some("qwen3-30b-a3b"));
+    // No such size in the family, or no size in the name: a generic model.
+    assert_eq!(sib("qwen2.5-7b", 13.0), None);
+    assert_eq!(sib("mixtral-8x7b", 22.0), None);
+}
