@@ -254,6 +254,7 @@ impl Parser {
             || !a.declined.is_empty()
             || a.budget_change.is_some()
             || a.concurrency_change.is_some()
+            || a.changed_to.is_some()
             || a.serving.stated();
         p.modifiers |= recipe::read(lex, &scan, &text, &mut p.asked);
         // Examples route a question with no workload, no budget and at most one card (two

@@ -151,6 +151,9 @@ pub struct Asked {
     /// A change relative to the previous turn's concurrency ("并发再加 10 个": +10).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub concurrency_change: Option<i64>,
+    /// A number with only a change verb ("降到 3000 呢"): see [`Asked::over`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_to: Option<f64>,
     /// Engine, request size, load and latency targets (DOMAIN.md §8).
     #[serde(skip_serializing_if = "ServingAsk::is_default")]
     pub serving: ServingAsk,
@@ -241,8 +244,20 @@ impl Asked {
                 m.concurrency = u32::try_from((base + d).max(1)).ok();
             }
         }
+        // "降到 3000 呢": the previous turn's budget, else its concurrency, else its
+        // context, whichever it stated.
+        if let Some(v) = self.changed_to {
+            if prev.budget_cny.is_some() {
+                m.budget_cny = Some(v);
+            } else if prev.concurrency.is_some() {
+                m.concurrency = Some(v.round().clamp(1.0, 1e6) as u32);
+            } else if prev.context.is_some() {
+                m.context = Some(v.round().clamp(1.0, 1e8) as u32);
+            }
+        }
         m.budget_change = None;
         m.concurrency_change = None;
+        m.changed_to = None;
         // "batch 改成 8" alone, of a service, is its batch of concurrent requests, as in a
         // question of its own that says it serves (parse.rs); of a training job, its
         // micro-batch.

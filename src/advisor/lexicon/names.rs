@@ -148,6 +148,7 @@ names! {
         ChangeBudgetLess = "change.budget.less",
         ChangeConcurrencyMore = "change.concurrency.more",
         ChangeConcurrencyLess = "change.concurrency.less",
+        ChangeBare = "change.bare",
     }
 }
 

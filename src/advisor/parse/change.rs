@@ -35,6 +35,7 @@ pub fn relative(
         .or_else(|| take(Slot::ChangeConcurrencyLess, -1.0))
         .filter(|d| d.abs() >= 1.0 && d.abs() <= 1e6)
         .map(|d| d as i64);
+    a.changed_to = take(Slot::ChangeBare, 1.0).filter(|v| *v >= 1.0 && *v <= 1e9);
     spans
 }
 
@@ -66,6 +67,9 @@ mod tests {
         if let Some(d) = a.concurrency_change {
             got.push(format!("concurrency{d:+}"));
         }
+        if let Some(v) = a.changed_to {
+            got.push(format!("to={v}"));
+        }
         if let Some(b) = a.budget_cny {
             got.push(format!("budget={b}"));
         }
@@ -92,6 +96,7 @@ mod tests {
         check("再加 20 路并发", "concurrency+20");
         check("add 5 more users", "concurrency+5");
         check("并发降到 8", "concurrency=8");
+        check("那提到 8000 呢", "to=8000");
     }
 
     #[test]

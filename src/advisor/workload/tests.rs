@@ -229,3 +229,22 @@ fn a_size_alone_after_a_named_model_is_its_family_at_that_size() {
     assert_eq!(sib("qwen2.5-7b", 13.0), None);
     assert_eq!(sib("mixtral-8x7b", 22.0), None);
 }
+
+#[test]
+fn a_bare_number_changes_what_the_last_turn_stated() {
+    let to = |v: f64| Asked {
+        changed_to: Some(v),
+        ..Asked::default()
+    };
+    let budget = Asked {
+        budget_cny: Some(6000.0),
+        concurrency: Some(10),
+        ..model("qwen2.5-14b")
+    };
+    assert_eq!(to(3000.0).over(&budget).budget_cny, Some(3000.0));
+    let load = Asked {
+        concurrency: Some(10),
+        ..model("qwen2.5-14b")
+    };
+    assert_eq!(to(40.0).over(&load).concurrency, Some(40));
+}
