@@ -10,7 +10,7 @@
 //! boundary between `int8` and `推理`, since CJK characters are word characters.
 
 use super::catalog::Problem;
-use super::numerals::{parse_number, NUM_PATTERN};
+use super::numerals::{parse_number, range_low, NUM_PATTERN};
 
 mod fold;
 mod names;
@@ -61,6 +61,11 @@ pub struct Found {
     pub end: usize,
     /// Text right before the match (for a sign check), as a char.
     pub before: Option<char>,
+    /// Where the number itself is (the `n` group; the whole match when none).
+    pub num: (usize, usize),
+    /// The lower bound when the match is a range (a `lo` group: "五六千", "3-5k",
+    /// "between 2 and 3 thousand"), read in the upper bound's unit when it has none.
+    pub low: Option<f64>,
 }
 
 /// Compiled cues and slots, by name, plus one set of every pattern so a question is
@@ -135,6 +140,22 @@ impl Default for Lexicon {
     }
 }
 
+/// Several entries' patterns in one set (from [`Lexicon::set`]).
+#[derive(Debug)]
+pub struct NameSet {
+    set: regex::RegexSet,
+    /// For each pattern of `set`, the position of its entry in the names given.
+    owner: Vec<usize>,
+}
+
+impl NameSet {
+    /// The smallest position (in the names given to [`Lexicon::set`]) of an entry with a
+    /// pattern that matches `text`.
+    pub fn first(&self, text: &str) -> Option<usize> {
+        self.set.matches(text).iter().map(|i| self.owner[i]).min()
+    }
+}
+
 /// Which entries (by number) matched one text (from [`Lexicon::scan`]).
 pub struct Scan(Vec<bool>);
 
@@ -151,16 +172,26 @@ impl Entry {
                 if m.as_str().is_empty() {
                     return None;
                 }
-                let value = match (c.name("n"), self.value) {
+                let n = c.name("n");
+                let value = match (n, self.value) {
                     (Some(n), _) => parse_number(n.as_str(), k_binary),
                     (None, Some(v)) => Some(v),
                     (None, None) => Some(1.0),
                 }?;
+                let low = match (c.name("lo"), n) {
+                    (Some(lo), Some(n)) => range_low(lo.as_str(), n.as_str(), k_binary),
+                    _ => None,
+                };
+                let num = n.map_or((m.start(), m.end()), |n| {
+                    (c.name("lo").map_or(n.start(), |lo| lo.start()), n.end())
+                });
                 Some(Found {
                     value,
                     start: m.start(),
                     end: m.end(),
                     before: text[..m.start()].chars().next_back(),
+                    num,
+                    low,
                 })
             })
     }
@@ -361,6 +392,23 @@ impl Lexicon {
     /// `intents/normalise.toml` (traditional → simplified characters, typos).
     pub fn normalise(&self, text: &str) -> String {
         self.fold.apply(normalize(text))
+    }
+
+    /// One set of the patterns of `names`, to test a short text against all of them at
+    /// once: [`NameSet::matches`] gives the position in `names` of each entry that matched.
+    pub fn set<N: Name>(&self, names: &[N]) -> NameSet {
+        let mut sources = Vec::new();
+        let mut owner = Vec::new();
+        for (i, &n) in names.iter().enumerate() {
+            for re in &self.entry(n).patterns {
+                sources.push(re.as_str().to_string());
+                owner.push(i);
+            }
+        }
+        NameSet {
+            set: regex::RegexSet::new(&sources).unwrap_or_else(|_| regex::RegexSet::empty()),
+            owner,
+        }
     }
 
     pub fn len(&self) -> usize {

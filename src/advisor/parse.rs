@@ -13,6 +13,7 @@ mod entities;
 mod memory_wish;
 mod models;
 mod normalise;
+mod quantities;
 mod recipe;
 mod serving;
 mod slots;
@@ -25,6 +26,7 @@ use super::workload::{Asked, Task};
 use entities::{CardFacts, Entities};
 use memory_wish::MemoryWish;
 use models::Models;
+use quantities::Quantities;
 use topics::Triggers;
 
 /// Questions longer than this many bytes are cut (at a char boundary) before parsing:
@@ -79,6 +81,9 @@ pub struct Parsed {
     pub count_at_card: bool,
     /// A model name the catalog does not know, as written.
     pub unknown_model: Option<String>,
+    /// The lower end of a budget stated as a range ("五六千", "3-5k 一个月"), CNY a
+    /// month; the budget is the upper end, and the reply says so.
+    pub budget_low: Option<f64>,
 }
 
 impl Parsed {
@@ -109,17 +114,19 @@ pub struct Parser {
     entities: Entities,
     memory_wish: MemoryWish,
     models: Models,
+    quantities: Quantities,
     triggers: Triggers,
 }
 
 impl Parser {
     pub fn new(lex: Lexicon, cat: &Catalog) -> Parser {
         Parser {
-            lex,
             entities: Entities::new(cat),
             memory_wish: MemoryWish::new(cat),
             models: Models::new(cat),
+            quantities: Quantities::new(&lex),
             triggers: Triggers::new(cat),
+            lex,
         }
     }
 
@@ -187,7 +194,21 @@ impl Parser {
         p.unknown_model = unknown::not_in_catalog(&text, normalise::cut(raw), a);
         p.invalid = slots::size(lex, blanked.clone(), a);
         let native = slots::task_and_precision(lex, &scan, &text, a);
-        p.invalid = slots::numbers(lex, &scan, &text, &blanked, usd_cny, a, p.invalid.take());
+        // Every number, typed; the slots' own patterns claim theirs first.
+        let quantities = self.quantities.read(lex, &scan, &blanked);
+        let mut claimed: Vec<(usize, usize)> = Vec::new();
+        p.invalid = slots::numbers(
+            lex,
+            &scan,
+            &text,
+            &blanked,
+            usd_cny,
+            &quantities,
+            &mut claimed,
+            &mut p.budget_low,
+            a,
+            p.invalid.take(),
+        );
         // Training on a data size of 100B tokens or more is pretraining (DOMAIN.md §6),
         // unless the question said how it trains (LoRA, fine-tuning, full fine-tuning).
         if a.task == Some(Task::Full)
@@ -196,8 +217,9 @@ impl Parser {
         {
             a.task = Some(Task::Pretrain);
         }
-        serving::serving(lex, &scan, &text, a);
-        slots::request_tokens(lex, &scan, &text, a);
+        serving::serving(lex, &scan, &text, &mut claimed, a);
+        slots::request_tokens(lex, &scan, &text, &claimed, a);
+        slots::by_kind(&quantities, &claimed, a);
         a.annual = p.cues.contains(&Cue::Annual);
         // "不要国产卡，要 CUDA 生态" declines domestic cards: a wish only when not negated.
         a.domestic = p.cues.contains(&Cue::Domestic)
