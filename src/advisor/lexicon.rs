@@ -27,6 +27,10 @@ struct RawEntry {
     patterns: Vec<String>,
     #[serde(default)]
     value: Option<f64>,
+    /// Matched against the words around one number (written `#`), never against a whole
+    /// question: left out of the scan (`quantity.<kind>` entries).
+    #[serde(default)]
+    around: bool,
     #[serde(default, rename = "match")]
     must_match: Vec<String>,
     #[serde(default)]
@@ -51,6 +55,8 @@ struct RawFile {
 struct Entry {
     patterns: Vec<Regex>,
     value: Option<f64>,
+    /// Not in the scan (see `RawEntry::around`).
+    around: bool,
 }
 
 /// A slot value found in a question: the number and where its match ended.
@@ -140,19 +146,21 @@ impl Default for Lexicon {
     }
 }
 
-/// Several entries' patterns in one set (from [`Lexicon::set`]).
+/// Several entries' patterns, in order (from [`Lexicon::set`]). Tried one by one and
+/// stopped at the first match: on a short text that is much cheaper than one
+/// `RegexSet` of them all, whose overlapping search over these patterns is slow.
 #[derive(Debug)]
 pub struct NameSet {
-    set: regex::RegexSet,
-    /// For each pattern of `set`, the position of its entry in the names given.
-    owner: Vec<usize>,
+    entries: Vec<Vec<Regex>>,
 }
 
 impl NameSet {
-    /// The smallest position (in the names given to [`Lexicon::set`]) of an entry with a
+    /// The position (in the names given to [`Lexicon::set`]) of the first entry with a
     /// pattern that matches `text`.
     pub fn first(&self, text: &str) -> Option<usize> {
-        self.set.matches(text).iter().map(|i| self.owner[i]).min()
+        self.entries
+            .iter()
+            .position(|res| res.iter().any(|re| re.is_match(text)))
     }
 }
 
@@ -261,6 +269,7 @@ impl Lexicon {
                     lex.entries.push(Entry {
                         patterns,
                         value: e.value,
+                        around: e.around,
                     });
                 }
             }
@@ -312,7 +321,7 @@ impl Lexicon {
             return Err(problems);
         }
         let mut sources = Vec::new();
-        for (number, e) in lex.entries.iter().enumerate() {
+        for (number, e) in lex.entries.iter().enumerate().filter(|(_, e)| !e.around) {
             sources.extend(e.patterns.iter().map(|re| re.as_str().to_string()));
             lex.pattern_entry
                 .extend(std::iter::repeat_n(number, e.patterns.len()));
@@ -394,20 +403,26 @@ impl Lexicon {
         self.fold.apply(normalize(text))
     }
 
-    /// One set of the patterns of `names`, to test a short text against all of them at
-    /// once: [`NameSet::matches`] gives the position in `names` of each entry that matched.
+    /// The patterns of `names`, in that order, to test a short text against them:
+    /// [`NameSet::first`] gives the position in `names` of the first entry that matches.
     pub fn set<N: Name>(&self, names: &[N]) -> NameSet {
-        let mut sources = Vec::new();
-        let mut owner = Vec::new();
-        for (i, &n) in names.iter().enumerate() {
-            for re in &self.entry(n).patterns {
-                sources.push(re.as_str().to_string());
-                owner.push(i);
-            }
-        }
+        // Each entry's patterns as one alternation (already checked one by one at load).
         NameSet {
-            set: regex::RegexSet::new(&sources).unwrap_or_else(|_| regex::RegexSet::empty()),
-            owner,
+            entries: names
+                .iter()
+                .map(|&n| {
+                    let patterns = &self.entry(n).patterns;
+                    let joined = patterns
+                        .iter()
+                        .map(|re| format!("(?:{})", re.as_str()))
+                        .collect::<Vec<_>>()
+                        .join("|");
+                    match RegexBuilder::new(&joined).size_limit(1 << 22).build() {
+                        Ok(re) => vec![re],
+                        Err(_) => patterns.clone(),
+                    }
+                })
+                .collect(),
         }
     }
 

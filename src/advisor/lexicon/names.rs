@@ -87,6 +87,7 @@ names! {
         CardCountSingle = "card_count.single",
         CardCountBefore = "card_count.before",
         CardCountAfter = "card_count.after",
+        CardCountFallback = "card_count.fallback",
         NegationWord = "negation.word",
         Negation = "negation",
         ModelDistill = "model.distill",

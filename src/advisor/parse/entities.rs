@@ -162,7 +162,8 @@ impl Entities {
             a.gpus.push(id.clone());
         }
         a.gpu = a.gpus.first().cloned();
-        if a.gpu_count.is_none() {
+        // "单卡能搞定吗？不行就推荐一下": a count asked with a fallback is not a constraint.
+        if a.gpu_count.is_none() && !lex.has_in(scan, Slot::CardCountFallback) {
             a.gpu_count = [Slot::CardCount, Slot::CardCountPair, Slot::CardCountSingle]
                 .iter()
                 .find_map(|&s| lex.find_in(scan, s, text, false))
