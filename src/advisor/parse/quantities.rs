@@ -40,19 +40,21 @@ pub enum Kind {
     Plain,
 }
 
-/// The kinds in the order their entries are tried: the first that matches wins.
+/// The kinds in the order their entries are tried: the first that matches wins. Speed
+/// before tokens ("30 tokens/s"), tokens before parameters ("10B tokens"); parameters
+/// early, as the digits of model names ("qwen2.5-7b") are most of the numbers.
 const KINDS: &[(Slot, Kind)] = &[
     (Slot::QuantitySpeed, Kind::Speed),
+    (Slot::QuantityTokens, Kind::Tokens),
+    (Slot::QuantityParams, Kind::Params),
     (Slot::QuantityLatencyMs, Kind::LatencyMs),
     (Slot::QuantityLatency, Kind::Latency),
-    (Slot::QuantityTokens, Kind::Tokens),
     (Slot::QuantityDailyUsers, Kind::DailyUsers),
     (Slot::QuantityQps, Kind::Qps),
     (Slot::QuantityConcurrency, Kind::Concurrency),
     (Slot::QuantityMachines, Kind::Machines),
     (Slot::QuantityCards, Kind::Cards),
     (Slot::QuantityMemory, Kind::Memory),
-    (Slot::QuantityParams, Kind::Params),
     (Slot::QuantityMonths, Kind::Months),
     (Slot::QuantityYears, Kind::Years),
     (Slot::QuantityBatch, Kind::Batch),
