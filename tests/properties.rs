@@ -151,6 +151,52 @@ proptest! {
     }
 
     #[test]
+    fn every_typed_number_ends_in_its_one_slot(
+        conc in 10u32..60,
+        lo in prop::sample::select(vec![2000u32, 3000, 4000]),
+        step in prop::sample::select(vec![500u32, 1000, 2000]),
+        months in prop::sample::select(vec![3u32, 5, 7, 9]),
+        output in prop::sample::select(vec![150u32, 300, 500, 800]),
+        ttft in prop::sample::select(vec![1u32, 2]),
+        wording in prop::array::uniform5(0usize..3),
+        order in Just(()).prop_perturb(|_, mut rng| {
+            let mut o = vec![0usize, 1, 2, 3, 4];
+            for i in (1..o.len()).rev() {
+                o.swap(i, (rng.next_u32() as usize) % (i + 1));
+            }
+            o
+        }),
+    ) {
+        let hi = lo + step;
+        let parts = [
+            [format!("{conc} 路并发"), format!("{conc} 人同时在线"), format!("{conc} concurrent users")],
+            [format!("预算 {lo}-{hi}"), format!("每月 {lo}到{hi} 元"), format!("{lo}-{hi} 元一个月")],
+            [format!("租 {months} 个月"), format!("for {months} months"), format!("用 {months} 个月")],
+            [format!("每次回答 {output} token"), format!("answers around {output} tokens"), format!("输出 {output} tokens")],
+            [format!("首字 {ttft} 秒内"), format!("TTFT under {ttft}s"), format!("首字延迟 {ttft} 秒以内")],
+        ];
+        let q = format!(
+            "Qwen2.5-14B 推理，{}",
+            order.iter().map(|&i| parts[i][wording[i]].as_str()).collect::<Vec<_>>().join("，")
+        );
+        let p = advisor().parser.parse(&q, 7.2);
+        let a = &p.asked;
+        prop_assert_eq!(a.concurrency, Some(conc), "{}", q);
+        prop_assert_eq!(a.budget_cny, Some(f64::from(hi)), "{}", q);
+        prop_assert_eq!(a.months, Some(f64::from(months)), "{}", q);
+        prop_assert_eq!(a.serving.output_tokens, Some(output), "{}", q);
+        prop_assert_eq!(a.serving.ttft_target_s, Some(f64::from(ttft)), "{}", q);
+        // No number in a second slot.
+        prop_assert_eq!(a.context, None, "{}", q);
+        prop_assert_eq!(a.gpu_count, None, "{}", q);
+        prop_assert_eq!(a.micro_batch, None, "{}", q);
+        prop_assert_eq!(a.train_tokens, None, "{}", q);
+        prop_assert_eq!(a.serving.qps, None, "{}", q);
+        prop_assert_eq!(a.serving.daily_users, None, "{}", q);
+        prop_assert_eq!(a.serving.speed_target, None, "{}", q);
+    }
+
+    #[test]
     fn a_follow_up_restating_the_question_changes_nothing(
         model in prop::sample::select(vec![
             "Qwen2.5-14B", "Qwen2.5-7B", "Llama-3.1-70B", "Llama-3-8B", "一个 30B 的模型",

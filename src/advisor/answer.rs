@@ -30,7 +30,7 @@ pub use snippets::{topic_snippet, Snippets};
 
 use super::catalog::Catalog;
 use super::lexicon::Lexicon;
-use super::parse::Parser;
+use super::parse::{Lang, Parser};
 use super::recommend::Limits;
 use super::reply::Reply;
 use super::workload::{sized_sibling, Workload};
@@ -162,6 +162,24 @@ pub fn compose(ctx: &Context<'_>, intent: Intent) -> Answer {
     }
     if intent == Intent::Feasibility && ans.verdict.is_none() {
         ans.intent = Intent::Recommend;
+    }
+    // A budget stated as a range is taken at its upper end: say so.
+    if let (Some(low), Some(high)) = (ctx.parsed.budget_low, a.budget_cny) {
+        if matches!(
+            ans.intent,
+            Intent::Recommend | Intent::Feasibility | Intent::Budget
+        ) {
+            let (low, high) = (
+                crate::advisor::reply::money(low),
+                crate::advisor::reply::money(high),
+            );
+            ans.rendered.text(match ctx.lang {
+                Lang::Zh => format!("预算按你给的区间上限算：{high}/月（区间 {low}–{high}）。"),
+                Lang::En => format!(
+                    "Budget taken at the upper end of your range: {high} a month (range {low}–{high})."
+                ),
+            });
+        }
     }
     ans
 }

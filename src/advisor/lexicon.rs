@@ -10,7 +10,7 @@
 //! boundary between `int8` and `推理`, since CJK characters are word characters.
 
 use super::catalog::Problem;
-use super::numerals::{parse_number, NUM_PATTERN};
+use super::numerals::{parse_number, range_low, NUM_PATTERN};
 
 mod fold;
 mod names;
@@ -27,6 +27,10 @@ struct RawEntry {
     patterns: Vec<String>,
     #[serde(default)]
     value: Option<f64>,
+    /// Matched against the words around one number (written `#`), never against a whole
+    /// question: left out of the scan (`quantity.<kind>` entries).
+    #[serde(default)]
+    around: bool,
     #[serde(default, rename = "match")]
     must_match: Vec<String>,
     #[serde(default)]
@@ -51,6 +55,8 @@ struct RawFile {
 struct Entry {
     patterns: Vec<Regex>,
     value: Option<f64>,
+    /// Not in the scan (see `RawEntry::around`).
+    around: bool,
 }
 
 /// A slot value found in a question: the number and where its match ended.
@@ -61,6 +67,11 @@ pub struct Found {
     pub end: usize,
     /// Text right before the match (for a sign check), as a char.
     pub before: Option<char>,
+    /// Where the number itself is (the `n` group; the whole match when none).
+    pub num: (usize, usize),
+    /// The lower bound when the match is a range (a `lo` group: "五六千", "3-5k",
+    /// "between 2 and 3 thousand"), read in the upper bound's unit when it has none.
+    pub low: Option<f64>,
 }
 
 /// Compiled cues and slots, by name, plus one set of every pattern so a question is
@@ -135,6 +146,24 @@ impl Default for Lexicon {
     }
 }
 
+/// Several entries' patterns, in order (from [`Lexicon::set`]). Tried one by one and
+/// stopped at the first match: on a short text that is much cheaper than one
+/// `RegexSet` of them all, whose overlapping search over these patterns is slow.
+#[derive(Debug)]
+pub struct NameSet {
+    entries: Vec<Vec<Regex>>,
+}
+
+impl NameSet {
+    /// The position (in the names given to [`Lexicon::set`]) of the first entry with a
+    /// pattern that matches `text`.
+    pub fn first(&self, text: &str) -> Option<usize> {
+        self.entries
+            .iter()
+            .position(|res| res.iter().any(|re| re.is_match(text)))
+    }
+}
+
 /// Which entries (by number) matched one text (from [`Lexicon::scan`]).
 pub struct Scan(Vec<bool>);
 
@@ -151,16 +180,26 @@ impl Entry {
                 if m.as_str().is_empty() {
                     return None;
                 }
-                let value = match (c.name("n"), self.value) {
+                let n = c.name("n");
+                let value = match (n, self.value) {
                     (Some(n), _) => parse_number(n.as_str(), k_binary),
                     (None, Some(v)) => Some(v),
                     (None, None) => Some(1.0),
                 }?;
+                let low = match (c.name("lo"), n) {
+                    (Some(lo), Some(n)) => range_low(lo.as_str(), n.as_str(), k_binary),
+                    _ => None,
+                };
+                let num = n.map_or((m.start(), m.end()), |n| {
+                    (c.name("lo").map_or(n.start(), |lo| lo.start()), n.end())
+                });
                 Some(Found {
                     value,
                     start: m.start(),
                     end: m.end(),
                     before: text[..m.start()].chars().next_back(),
+                    num,
+                    low,
                 })
             })
     }
@@ -230,6 +269,7 @@ impl Lexicon {
                     lex.entries.push(Entry {
                         patterns,
                         value: e.value,
+                        around: e.around,
                     });
                 }
             }
@@ -281,7 +321,7 @@ impl Lexicon {
             return Err(problems);
         }
         let mut sources = Vec::new();
-        for (number, e) in lex.entries.iter().enumerate() {
+        for (number, e) in lex.entries.iter().enumerate().filter(|(_, e)| !e.around) {
             sources.extend(e.patterns.iter().map(|re| re.as_str().to_string()));
             lex.pattern_entry
                 .extend(std::iter::repeat_n(number, e.patterns.len()));
@@ -361,6 +401,29 @@ impl Lexicon {
     /// `intents/normalise.toml` (traditional → simplified characters, typos).
     pub fn normalise(&self, text: &str) -> String {
         self.fold.apply(normalize(text))
+    }
+
+    /// The patterns of `names`, in that order, to test a short text against them:
+    /// [`NameSet::first`] gives the position in `names` of the first entry that matches.
+    pub fn set<N: Name>(&self, names: &[N]) -> NameSet {
+        // Each entry's patterns as one alternation (already checked one by one at load).
+        NameSet {
+            entries: names
+                .iter()
+                .map(|&n| {
+                    let patterns = &self.entry(n).patterns;
+                    let joined = patterns
+                        .iter()
+                        .map(|re| format!("(?:{})", re.as_str()))
+                        .collect::<Vec<_>>()
+                        .join("|");
+                    match RegexBuilder::new(&joined).size_limit(1 << 22).build() {
+                        Ok(re) => vec![re],
+                        Err(_) => patterns.clone(),
+                    }
+                })
+                .collect(),
+        }
     }
 
     pub fn len(&self) -> usize {

@@ -5,7 +5,7 @@
 /// The regular-expression fragment that the slot patterns in `intents/` call `{NUM}`:
 /// an Arabic number (optionally with thousands separators, a decimal part and a unit
 /// suffix) or a run of Chinese numeral characters.
-pub const NUM_PATTERN: &str = r"(?:[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[kKwWmMtT]|\s*(?:万|千|百|亿))?|[零〇一二两三四五六七八九十百千万亿]+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
+pub const NUM_PATTERN: &str = r"(?:[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[kKwWmMtT]|\s*(?:万|千|百|亿)|\s*thousand(?-u:\b))?|[零〇一二两三四五六七八九十百千万亿]+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
 
 /// English number words people use for counts ("two 3090s", "eight cards").
 const WORDS: &[(&str, f64)] = &[
@@ -122,6 +122,7 @@ pub fn parse_number(s: &str, k_binary: bool) -> Option<f64> {
     let base: f64 = digits.parse().ok()?;
     let rest = s[end..].trim_start();
     let mult = match rest.chars().next() {
+        Some('t') if rest.starts_with("thousand") => 1_000.0,
         None => 1.0,
         Some('k' | 'K') => {
             if k_binary {
@@ -146,6 +147,23 @@ pub fn parse_number(s: &str, k_binary: bool) -> Option<f64> {
     };
     let v = base * mult;
     v.is_finite().then_some(v)
+}
+
+/// The lower bound of a range whose upper bound is `hi` ("五六千": 五 of 六千 is 5000;
+/// "3-5k": 3k; "2000-3000": 2000): `lo` takes `hi`'s unit when it has none of its own.
+/// None when the bound is not below `hi` (not a range).
+pub fn range_low(lo: &str, hi: &str, k_binary: bool) -> Option<f64> {
+    let lo = lo.trim();
+    let digits = |c: char| c.is_ascii_digit() || c == '.' || c == ',' || cn_digit(c).is_some();
+    let unit = hi.trim().trim_start_matches(digits);
+    let bare = lo.chars().all(digits);
+    let v = if bare && !unit.is_empty() {
+        parse_number(&format!("{lo}{unit}"), k_binary)?
+    } else {
+        parse_number(lo, k_binary)?
+    };
+    let hi = parse_number(hi, k_binary)?;
+    (v < hi).then_some(v)
 }
 
 #[cfg(test)]
@@ -197,6 +215,18 @@ mod tests {
         check("1T", false, 1e12);
         check("2800", false, 2800.0);
         check("1.5", false, 1.5);
+    }
+
+    #[test]
+    fn a_range_reads_its_low_end_in_the_high_end_unit() {
+        assert_eq!(range_low("五", "六千", false), Some(5000.0));
+        assert_eq!(range_low("3", "5k", false), Some(3000.0));
+        assert_eq!(range_low("3", "4万", false), Some(30000.0));
+        assert_eq!(range_low("2000", "3000", false), Some(2000.0));
+        assert_eq!(range_low("2", "3 thousand", false), Some(2000.0));
+        assert_eq!(range_low("七", "八十", false), Some(70.0));
+        assert_eq!(range_low("5", "3", false), None);
+        check("3 thousand", false, 3000.0);
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod entities;
 mod memory_wish;
 mod models;
 mod normalise;
+mod quantities;
 mod recipe;
 mod serving;
 mod slots;
@@ -26,6 +27,7 @@ use super::workload::{Asked, Task};
 use entities::{CardFacts, Entities};
 use memory_wish::MemoryWish;
 use models::Models;
+use quantities::Quantities;
 use std::borrow::Cow;
 use topics::Triggers;
 
@@ -84,6 +86,9 @@ pub struct Parsed {
     pub unknown_model: Option<String>,
     /// The language the customer asks the replies in ("换成英文回答", "answer in English").
     pub reply_lang: Option<Lang>,
+    /// The lower end of a budget stated as a range ("五六千", "3-5k 一个月"), CNY a
+    /// month; the budget is the upper end, and the reply says so.
+    pub budget_low: Option<f64>,
 }
 
 impl Parsed {
@@ -114,17 +119,19 @@ pub struct Parser {
     entities: Entities,
     memory_wish: MemoryWish,
     models: Models,
+    quantities: Quantities,
     triggers: Triggers,
 }
 
 impl Parser {
     pub fn new(lex: Lexicon, cat: &Catalog) -> Parser {
         Parser {
-            lex,
             entities: Entities::new(cat),
             memory_wish: MemoryWish::new(cat),
             models: Models::new(cat),
+            quantities: Quantities::new(&lex),
             triggers: Triggers::new(cat),
+            lex,
         }
     }
 
@@ -195,17 +202,23 @@ impl Parser {
         // Changes relative to the last turn first: their numbers are no other slot's.
         let spans = change::relative(lex, &scan, &text, usd_cny, a);
         let (mut num_text, mut num_blanked) = (Cow::Borrowed(text.as_str()), blanked);
-        for (from, to) in spans {
+        for &(from, to) in &spans {
             let blank = " ".repeat(to - from);
             num_text.to_mut().replace_range(from..to, &blank);
             num_blanked.replace_range(from..to, &blank);
         }
+        // Every number, typed; the slots' own patterns claim theirs first.
+        let quantities = self.quantities.read(lex, &scan, &num_blanked);
+        let mut claimed: Vec<(usize, usize)> = spans;
         p.invalid = slots::numbers(
             lex,
             &scan,
             &num_text,
             &num_blanked,
             usd_cny,
+            &quantities,
+            &mut claimed,
+            &mut p.budget_low,
             a,
             p.invalid.take(),
         );
@@ -217,8 +230,9 @@ impl Parser {
         {
             a.task = Some(Task::Pretrain);
         }
-        serving::serving(lex, &scan, &num_text, a);
-        slots::request_tokens(lex, &scan, &num_text, a);
+        serving::serving(lex, &scan, &num_text, &mut claimed, a);
+        slots::request_tokens(lex, &scan, &num_text, &claimed, a);
+        slots::by_kind(&quantities, &claimed, a);
         a.annual = p.cues.contains(&Cue::Annual);
         // "不要国产卡，要 CUDA 生态" declines domestic cards: a wish only when not negated.
         let domestic_declined = p.cues.contains(&Cue::Domestic)

@@ -29,9 +29,9 @@ pub(super) struct RawTypo {
 /// decimal point or a count word ("1万 5 张卡" keeps its five cards).
 const TAIL_DIGIT: &str = r"([0-9])\s*(万|千)\s*([1-9一二两三四五六七八九])(\s*)([^\s0-9.一二两三四五六七八九十百个张台块卡月年天小位路人k]|$)";
 
-/// "两千五一个月": the 一 of 一个月/一年 after a colloquial numeral is the period's, not a
-/// digit of the amount; a space keeps them apart.
-const PERIOD_ONE: &str = r"([千百万亿][一二两三四五六七八九])(一(?:个月|年|个季度))";
+/// "两千五一个月", "六千一个月": the 一 of 一个月/一年 after a colloquial numeral or a unit
+/// is the period's, not a digit of the amount; a space keeps them apart.
+const PERIOD_ONE: &str = r"([千百万亿][一二两三四五六七八九]?)(一(?:个月|年|个季度))";
 
 /// The compiled folding tables.
 #[derive(Debug)]

@@ -26,7 +26,9 @@ fn slots_read_numbers_as_people_write_them() {
     check(Slot::Concurrency, "并发 100 路", Some(100.0));
     check(Slot::BudgetAmount, "预算三千五", Some(3500.0));
     check(Slot::MonthsHalf, "租半年", Some(6.0));
-    check(Slot::Years, "年付多少", None);
+    // Paying by the year is a rental of a year, like 包年.
+    check(Slot::Years, "年付多少", Some(1.0));
+    check(Slot::Years, "年度报告", None);
     check(Cue::Price, "A100 多少钱", Some(1.0));
     check(Cue::Help, "A100 多少钱", None);
 }

@@ -4,7 +4,7 @@
 //! whose card names are blanked out. Model names are `models.rs`'.
 
 use super::slots::negated;
-use crate::advisor::catalog::{normalize_alias, Catalog};
+use crate::advisor::catalog::{normalize_alias, Catalog, Unit};
 use crate::advisor::lexicon::{Lexicon, Scan, Slot};
 use crate::advisor::workload::Asked;
 use regex::Regex;
@@ -14,6 +14,12 @@ use std::collections::HashMap;
 pub struct Entities {
     gpu_re: Regex,
     gpu_by_alias: HashMap<String, String>,
+    /// Cards in one machine of each card rented by the whole machine (`offers.toml`:
+    /// `unit = "machine"`, `cards_per_unit`): "两台 H100" is two such machines.
+    machine_cards: HashMap<String, u32>,
+    /// "machines", "nodes", "整机" right after a card name: the count before it counts
+    /// machines ("two H100 machines").
+    machine_after: Regex,
 }
 
 /// What the cards of a question say besides `Asked`'s fields.
@@ -51,9 +57,21 @@ impl Entities {
             .join("|");
         let gpu_re = Regex::new(&format!("(?:{pattern})")).expect("escaped aliases compile");
 
+        let machine_cards = cat
+            .offers
+            .iter()
+            .filter(|o| o.unit == Unit::Machine)
+            .map(|o| (o.gpu.clone(), o.cards_per_unit))
+            .collect();
+        let machine_after = Regex::new(
+            r"^\s*(?:80g|80gb|sxm)?\s*(?:machines?|nodes?|servers?|boxes|整机|服务器|机器)",
+        )
+        .expect("a fixed pattern");
         Entities {
             gpu_re,
             gpu_by_alias,
+            machine_cards,
+            machine_after,
         }
     }
 
@@ -109,6 +127,12 @@ impl Entities {
                     .find(|i| prefix.is_char_boundary(*i))
                     .unwrap_or(0);
                 let window = &prefix[start..];
+                let machines = |said: &str| {
+                    said.contains('台')
+                        || ["machine", "node", "server", "box"]
+                            .iter()
+                            .any(|w| said.contains(w))
+                };
                 let count = match lex.find(Slot::CardCountBefore, window) {
                     // "两台 8 卡 H100": machines of that many cards each.
                     Some(f) => Some(
@@ -116,7 +140,18 @@ impl Entities {
                             * lex
                                 .find(Slot::CardCountBefore, &window[..f.start])
                                 .filter(|m| window[m.start..m.end].contains('台'))
-                                .map_or(1.0, |m| m.value),
+                                .map_or(1.0, |m| m.value)
+                            // "两台 H100", "two H100 machines": whole machines of a card
+                            // rented by the machine (DOMAIN.md §6).
+                            * match self.machine_cards.get(id) {
+                                Some(&n)
+                                    if machines(&window[f.start..f.end])
+                                        || self.machine_after.is_match(&text[m.end()..]) =>
+                                {
+                                    f64::from(n)
+                                }
+                                _ => 1.0,
+                            },
                     ),
                     None => lex
                         .find(Slot::CardCountAfter, &text[m.end()..])
@@ -130,7 +165,8 @@ impl Entities {
             a.gpus.push(id.clone());
         }
         a.gpu = a.gpus.first().cloned();
-        if a.gpu_count.is_none() {
+        // "单卡能搞定吗？不行就推荐一下": a count asked with a fallback is not a constraint.
+        if a.gpu_count.is_none() && !lex.has_in(scan, Slot::CardCountFallback) {
             a.gpu_count = [Slot::CardCount, Slot::CardCountPair, Slot::CardCountSingle]
                 .iter()
                 .find_map(|&s| lex.find_in(scan, s, text, false))

@@ -23,9 +23,23 @@ const GGUF_BITS: &[(u32, f64)] = &[
 
 /// Reads the serving statements of one question into `a.serving` (and the concurrency
 /// and context they imply when the question states none).
-pub fn serving(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) {
+pub fn serving(
+    lex: &Lexicon,
+    scan: &Scan,
+    text: &str,
+    claimed: &mut Vec<(usize, usize)>,
+    a: &mut Asked,
+) {
     let s = &mut a.serving;
-    let num = |slot: Slot, k_binary: bool| lex.find_in(scan, slot, text, k_binary);
+    // Every number a serving slot reads is claimed (where the number is).
+    let taken = std::cell::RefCell::new(Vec::new());
+    let num = |slot: Slot, k_binary: bool| {
+        let f = lex.find_in(scan, slot, text, k_binary);
+        if let Some(f) = &f {
+            taken.borrow_mut().push(f.num);
+        }
+        f
+    };
     // The engine named first wins ("NIM (TensorRT-LLM)", "transformers + AutoGPTQ").
     s.engine = [
         (Slot::EngineVllm, Engine::Vllm),
@@ -100,6 +114,7 @@ pub fn serving(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) {
     }
     // A request stated as a total, or as input and output, is the context (at least).
     let request = count(Slot::RequestTokens, 1e8);
+    claimed.extend(taken.into_inner());
     if let (Some(r), None) = (request, s.input_tokens) {
         let out = s.output_tokens.unwrap_or(r / 2).min(r);
         s.input_tokens = Some(r - out);

@@ -2,6 +2,7 @@
 //! lexicon entry. A number belongs to one slot ("4 路并发 8k 上下文" is 4 streams of 8k);
 //! values out of any sensible range are refused (`Invalid`), never clamped.
 
+use super::quantities::{Kind, Quantity};
 use super::{Invalid, MAX_PARAMS_B};
 use crate::advisor::lexicon::{Found, Lexicon, Scan, Slot};
 use crate::advisor::workload::{Asked, Precision, Task};
@@ -120,13 +121,18 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
     native
 }
 
-/// The numbers: concurrency, context, batch, data size, budget, rental period.
+/// The numbers: concurrency, context, batch, data size, budget, rental period. The
+/// numbers each slot read are added to `claimed` (where the number is).
+#[allow(clippy::too_many_arguments)]
 pub fn numbers(
     lex: &Lexicon,
     scan: &Scan,
     text: &str,
     blanked: &str,
     usd_cny: f64,
+    quantities: &[Quantity],
+    claimed: &mut Vec<(usize, usize)>,
+    budget_low: &mut Option<f64>,
     a: &mut Asked,
     mut invalid: Option<Invalid>,
 ) -> Option<Invalid> {
@@ -149,8 +155,21 @@ pub fn numbers(
     if let Some(f) = &context {
         conc_text.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
     }
-    let concurrency = lex.find_in(scan, Slot::Concurrency, &conc_text, false);
-    let concurrency_at = concurrency.map(|f| (f.start, f.end));
+    // A number typed as another load ("3 requests per second" is QPS, "日活 3000 人" daily
+    // users) is not a concurrency.
+    let concurrency = lex
+        .all_in(scan, Slot::Concurrency, &conc_text, false)
+        .into_iter()
+        .find(|f| {
+            !quantities.iter().any(|q| {
+                q.overlaps(f.num.0, f.num.1)
+                    && matches!(
+                        q.kind,
+                        Kind::Qps | Kind::DailyUsers | Kind::Speed | Kind::Money
+                    )
+            })
+        });
+    let concurrency_at = concurrency.map(|f| f.num);
     let concurrency = concurrency.map(|f| f.value);
     a.concurrency = bounded(concurrency, "concurrency", 1e6, &mut invalid).map(|v| v as u32);
     // "输入 2048 tokens，输出 512 tokens": the prompt's length was read as the context; the
@@ -177,18 +196,35 @@ pub fn numbers(
         lex.find_in(scan, Slot::TrainTokens, text, false)
             .filter(|f| f.value >= 1e6)
     });
-    let tokens_at = tokens_found.map(|f| (f.start, f.end));
+    let tokens_at = tokens_found.map(|f| f.num);
     let tokens = tokens_b
         .map(|f| f.value * 1e9)
         .or_else(|| tokens_found.map(|f| f.value));
     a.train_tokens = bounded(tokens, "tokens", 1e16, &mut invalid);
-    let mut claimed: Vec<(usize, usize)> = Vec::new();
-    claimed.extend(context.map(|f| (f.start, f.end)));
+    // The spans of the whole matches keep money out of the words of these slots; the
+    // numbers alone are what the slots claim.
+    let mut taken: Vec<(usize, usize)> = Vec::new();
+    taken.extend(context.map(|f| (f.start, f.end)));
+    taken.extend(concurrency_at);
+    taken.extend(tokens_at);
+    claimed.extend(context.map(|f| f.num));
     claimed.extend(concurrency_at);
     claimed.extend(tokens_at);
+    if a.micro_batch.is_some() {
+        claimed.extend(
+            lex.find_in(scan, Slot::MicroBatch, text, false)
+                .map(|f| f.num),
+        );
+    }
     // Money is read with card names blanked out: "3090 per year" is a card.
-    let money = money(lex, scan, blanked, usd_cny, &claimed);
+    let money = money(lex, scan, blanked, usd_cny, quantities, &taken);
     a.budget_cny = bounded(money.map(|m| m.0), "budget", 1e9, &mut invalid);
+    claimed.extend(money.filter(|_| a.budget_cny.is_some()).map(|m| m.2));
+    *budget_low = money
+        .filter(|m| m.3 < 1.0)
+        .and(a.budget_cny)
+        .zip(money)
+        .map(|(b, m)| b * m.3);
     let period_at = money.and_then(|m| m.1);
     // "一个月最多 1.5万" and "一年 12 万的预算" say the money's period, not the rental's.
     let not_period =
@@ -197,18 +233,67 @@ pub fn numbers(
         lex.all_in(scan, slot, text, false)
             .into_iter()
             .find(not_period)
-            .map(|f| f.value)
     };
     let months = num_free(Slot::Months)
-        .or_else(|| num(Slot::MonthsHalf, false))
+        .or_else(|| lex.find_in(scan, Slot::MonthsHalf, text, false))
+        .or_else(|| lex.find_in(scan, Slot::MonthsQuarter, text, false))
         .or_else(|| {
             num_free(Slot::Years)
-                .filter(|y| *y <= 10.0)
-                .map(|y| y * 12.0)
+                .filter(|y| y.value <= 10.0)
+                .map(|y| Found {
+                    value: y.value * 12.0,
+                    ..y
+                })
         });
-    a.months = bounded(months, "months", 120.0, &mut invalid);
+    a.months = bounded(months.map(|f| f.value), "months", 120.0, &mut invalid);
+    claimed.extend(months.filter(|_| a.months.is_some()).map(|f| f.num));
     invalid
 }
+
+/// The numbers no slot's own pattern read, assigned by their kind to the slots still
+/// empty (each number to one slot): "日活 3000 人", "每天有两千人用" (daily users), "QPS 大概
+/// 2" (QPS), "30 人同时在线" (concurrency), "租三个月" (months), "首字 1 秒内", "TTFT under
+/// 500ms" (latency), "每秒 30 个字" (speed).
+pub fn by_kind(quantities: &[Quantity], claimed: &[(usize, usize)], a: &mut Asked) {
+    let free = quantities
+        .iter()
+        .filter(|q| !claimed.iter().any(|&(s, e)| q.overlaps(s, e)));
+    for q in free {
+        let v = q.value;
+        let s = &mut a.serving;
+        match q.kind {
+            Kind::Concurrency if a.concurrency.is_none() && (1.0..=1e6).contains(&v) => {
+                a.concurrency = Some(v as u32);
+            }
+            Kind::DailyUsers if s.daily_users.is_none() && (1.0..=1e10).contains(&v) => {
+                s.daily_users = Some(v as u32);
+            }
+            Kind::Qps if s.qps.is_none() && v > 0.0 && v <= 1e7 => s.qps = Some(v),
+            Kind::Latency if s.ttft_target_s.is_none() && v > 0.0 && v <= 600.0 => {
+                s.ttft_target_s = Some(v);
+            }
+            Kind::LatencyMs if s.ttft_target_s.is_none() && v > 0.0 && v <= 600e3 => {
+                s.ttft_target_s = Some(v / 1000.0);
+            }
+            Kind::Speed if s.speed_target.is_none() && v > 0.0 && v <= 1e5 => {
+                s.speed_target = Some(v);
+            }
+            // A rental period, not the period of an amount ("一个月顶多 4k" is money a
+            // month): one month is a rental only when no budget was read.
+            Kind::Months
+                if a.months.is_none()
+                    && (1.0..=120.0).contains(&v)
+                    && (v > 1.0 || a.budget_cny.is_none()) =>
+            {
+                a.months = Some(v);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Where something is in the question (byte offsets).
+type Span = (usize, usize);
 
 /// Words after a number that make it a count, not money ("3 张卡", "200 路", "7b").
 const COUNT_WORDS: &[&str] = &[
@@ -233,23 +318,67 @@ const COUNT_WORDS: &[&str] = &[
     "gpus",
 ];
 
-/// The budget in CNY a month, and where its period word is: the first amount of the
+/// The budget in CNY a month, where its period word is, where its number is and the
+/// share of it a range's lower end is (1 for one amount); the budget is: the first amount of the
 /// budget patterns (dollars first) that no other slot claimed, not followed by a count
 /// word, and at least ¥100 ("两块" is a count). A yearly amount (the period word nearest
 /// to it, not across a comma, says per year) is divided by 12.
+///
+/// A range ("五六千", "3-5k 一个月", "between 2 and 3 thousand a month") is its upper
+/// end; an amount with a money unit or cue that no budget pattern read (a quantity of
+/// kind money, `quantities.rs`) comes after the patterns' amounts.
 fn money(
     lex: &Lexicon,
     scan: &Scan,
     text: &str,
     usd_cny: f64,
+    quantities: &[Quantity],
     claimed: &[(usize, usize)],
-) -> Option<(f64, Option<(usize, usize)>)> {
+) -> Option<(f64, Option<Span>, Span, f64)> {
     let usd = lex.all_in(scan, Slot::BudgetUsd, text, false);
     let cny = lex.all_in(scan, Slot::BudgetAmount, text, false);
+    let typed = quantities
+        .iter()
+        .filter(|q| q.kind == Kind::Money)
+        .map(|q| Found {
+            value: q.value,
+            start: q.span.start,
+            end: q.span.end,
+            before: None,
+            num: (q.span.start, q.span.end),
+            low: q.low,
+        });
     let found = usd
         .into_iter()
         .map(|f| (f, usd_cny))
         .chain(cny.into_iter().map(|f| (f, 1.0)))
+        .chain(typed.map(|f| (f, 1.0)))
+        // A number typed as anything but money ("回复 400 左右" is a reply's length) is not
+        // money, whatever pattern read it.
+        .filter(|(f, _)| {
+            !quantities.iter().any(|q| {
+                q.overlaps(f.num.0, f.num.1) && !matches!(q.kind, Kind::Money | Kind::Plain)
+            })
+        })
+        .map(|(f, rate)| {
+            // The number read inside a range is the range's upper end.
+            let range = quantities
+                .iter()
+                .find(|q| q.low.is_some() && q.overlaps(f.num.0, f.num.1));
+            match range {
+                Some(q) => (
+                    Found {
+                        value: q.value,
+                        num: (q.span.start, q.span.end),
+                        end: f.end.max(q.span.end),
+                        low: q.low,
+                        ..f
+                    },
+                    rate,
+                ),
+                None => (f, rate),
+            }
+        })
         .find(|(f, rate)| {
             let rest = text[f.end..].trim_start();
             f.value * rate >= 100.0
@@ -278,6 +407,8 @@ fn money(
     };
     // The nearest period word decides (a month on a tie); none is a month.
     let value = f.value * rate;
+    // The share of a range's upper end its lower end is ("五六千": 5/6).
+    let low = f.low.map_or(1.0, |l| l / f.value);
     [
         (Slot::PeriodMonth, 1.0),
         (Slot::PeriodQuarter, 3.0),
@@ -286,8 +417,8 @@ fn money(
     .into_iter()
     .filter_map(|(slot, months)| period(slot).map(|(d, p)| (d, months, p)))
     .min_by(|a, b| a.0.cmp(&b.0))
-    .map_or(Some((value, None)), |(_, months, p)| {
-        Some((value / months, Some((p.start, p.end))))
+    .map_or(Some((value, None, f.num, low)), |(_, months, p)| {
+        Some((value / months, Some((p.start, p.end)), f.num, low))
     })
 }
 
@@ -304,12 +435,21 @@ pub fn negated(lex: &Lexicon, text: &str, start: usize) -> bool {
 /// "每次 prompt 大概 12000 token", "around 3k tokens each": when nothing else set the
 /// context (the serving slots read input and output first), a token count too small for
 /// a data set, in a question that does not train, is the length of a request.
-pub fn request_tokens(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) {
+///
+/// A count another slot read ("每次回答 500 token" is the output) is not.
+pub fn request_tokens(
+    lex: &Lexicon,
+    scan: &Scan,
+    text: &str,
+    claimed: &[(usize, usize)],
+    a: &mut Asked,
+) {
     if a.context.is_none() && a.task.is_none_or(|t| t == Task::Inference) {
         a.context = lex
             .all_in(scan, Slot::TrainTokens, text, true)
             .into_iter()
             .filter(|f| (256.0..1e6).contains(&f.value))
+            .filter(|f| !claimed.iter().any(|&(s, e)| f.num.0 < e && s < f.num.1))
             .map(|f| f.value as u32)
             .max();
     }

@@ -25,6 +25,12 @@ fn check(question: &str, expected: &str) {
     put("budget", a.budget_cny.map(|b| b.to_string()));
     put("months", a.months.map(|m| m.to_string()));
     put("tokens", a.train_tokens.map(|t| t.to_string()));
+    let s = &a.serving;
+    put("output", s.output_tokens.map(|t| t.to_string()));
+    put("daily", s.daily_users.map(|t| t.to_string()));
+    put("qps", s.qps.map(|t| t.to_string()));
+    put("ttft", s.ttft_target_s.map(|t| t.to_string()));
+    put("speed", s.speed_target.map(|t| t.to_string()));
     put("invalid", p.invalid.as_ref().map(|i| format!("{i:?}")));
     let cues: Vec<&str> = p.cues.iter().map(|c| c.id()).collect();
     put("cues", (!cues.is_empty()).then(|| cues.join(",")));
@@ -142,4 +148,65 @@ fn a_declined_domestic_card_is_not_a_domestic_wish() {
     assert!(domestic("our compliance team wants homegrown chips"));
     assert!(!domestic("不要国产卡，要 CUDA 生态，部署 Qwen2.5-14B"));
     assert!(!domestic("no domestic chips please, Qwen2.5-14B inference"));
+}
+
+#[test]
+fn a_range_of_money_is_its_upper_end() {
+    check(
+        "每月大概四五千块，部署 Qwen2.5-7B",
+        "lang=zh model=qwen2.5-7b task=inference budget=5000",
+    );
+    check(
+        "we could spend 1500-2500 rmb monthly on a Llama-3-8B box",
+        "lang=en model=llama-3-8b budget=2500 cues=price topics=billing",
+    );
+    check(
+        "一年十到十二万，跑 Qwen2.5-14B",
+        "lang=zh model=qwen2.5-14b task=inference budget=10000 cues=annual",
+    );
+}
+
+#[test]
+fn loads_and_targets_by_their_words() {
+    // QPS is not a concurrency, and the reply length is not the context.
+    check(
+        "高峰每秒 4 个请求，每个回答大约 300 token，Qwen2.5-7B",
+        "lang=zh model=qwen2.5-7b output=300 qps=4",
+    );
+    check(
+        "每天差不多有五千人访问，部署 Qwen2.5-7B",
+        "lang=zh model=qwen2.5-7b task=inference daily=5000",
+    );
+    check(
+        "Qwen2.5-7B chatbot, 12 seats online at the same time",
+        "lang=en model=qwen2.5-7b task=inference concurrency=12",
+    );
+    check(
+        "首字要在 2 秒内出来，每秒 25 个字，Qwen2.5-14B",
+        "lang=zh model=qwen2.5-14b ttft=2 speed=25",
+    );
+    check(
+        "Qwen2.5-7B with a time to first token under 800 ms",
+        "lang=en model=qwen2.5-7b ttft=0.8",
+    );
+}
+
+#[test]
+fn machines_and_durations() {
+    check(
+        "two H100 machines for DeepSeek-R1",
+        "lang=en gpus=h100-sxm count=16 model=deepseek-r1",
+    );
+    check(
+        "三台 H100 整机跑 DeepSeek-V3",
+        "lang=zh gpus=h100-sxm count=24 model=deepseek-v3 task=inference cues=machine",
+    );
+    check(
+        "LoRA 微调 Qwen2.5-7B，用一个季度",
+        "lang=zh model=qwen2.5-7b task=lora months=3",
+    );
+    check(
+        "rent it for a quarter, Qwen2.5-7B inference",
+        "lang=en model=qwen2.5-7b task=inference months=3",
+    );
 }
