@@ -1,13 +1,17 @@
 //! Knowledge topics a question touches, two ways, both compiled once from `topics.toml`:
 //!
 //! 1. triggers: every trigger word in one automaton, each topic scored by the summed
-//!    length of its distinct triggers found (a trigger is a sure sign);
-//! 2. examples: without a trigger, the question's grams (character bigrams of Chinese,
-//!    words of English, lowercased, a plural `s` dropped) are scored against each topic's
-//!    example questions and triggers: the share of the question's information (grams
-//!    weighted by inverse topic frequency, a gram no topic has counting fully against)
-//!    the topic covers. The best topic above [`THRESHOLD`] is the answer; below it, the
-//!    nearest ones are offered by the help reply.
+//!    length of its distinct triggers found, a Chinese character as four letters (a
+//!    trigger is a sure sign);
+//! 2. examples: without a trigger, and only for a question that states no workload
+//!    ([`examples_apply`]), the question's grams (character bigrams and characters of
+//!    Chinese, stems of English words, each synonym as its group's first word) are scored
+//!    against each topic's example questions and triggers: the share of the question's
+//!    information (grams weighted by inverse topic frequency, a gram no topic has counting
+//!    fully against) the topic covers. The best topic above [`THRESHOLD`] and [`MARGIN`]
+//!    ahead of the next is the answer; below it, the nearest ones are offered by the help
+//!    reply. [`Triggers::leave_one_out`] measures how well the examples stand for each
+//!    other (the threshold's calibration, `gpu-advisor check`).
 
 use super::Parsed;
 use crate::advisor::catalog::Catalog;
