@@ -242,3 +242,72 @@ fn eval_follows_the_reference_scorer() {
     ids.sort();
     assert_eq!(ids, want, "score.py");
 }
+
+/// `report` over a misses log as the adapters write it: the questions grouped by what each
+/// lacked, a model the catalog does not know, a number no slot read, or a topic with the
+/// topics nearest to it (where the sales team would add an example).
+#[test]
+fn report_groups_misses_by_what_was_missing() {
+    let dir = std::env::temp_dir().join(format!("gpu-advisor-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let log = dir.join("misses.jsonl");
+    let lines = [
+        ("telegram", "Kimi K2.5 要几张卡"),
+        ("telegram", "Kimi K2.5 要几张卡"),
+        ("wecom", "ERNIE 5 推理要什么配置"),
+        ("discord", "每天大概 3 千次调用够不够"),
+        ("http", "发票怎么开，能开专票吗"),
+        ("http", "发票怎么开，能开专票吗"),
+        ("discord", "do you accept payment by credit card or paypal?"),
+        ("telegram", "能不能先试用一下再付钱"),
+    ];
+    let text: String = lines
+        .iter()
+        .map(|(c, q)| format!("{}\n", serde_json::json!({"channel": c, "question": q})))
+        .collect();
+    std::fs::write(&log, text).expect("write log");
+    let out = bin().arg("report").arg(&log).output().expect("runs");
+    assert!(out.status.success(), "{out:?}");
+    let report = String::from_utf8(out.stdout).expect("utf-8");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    assert!(
+        report.starts_with("6 distinct unanswered questions"),
+        "{report}"
+    );
+    // Each group's lines, up to the next group.
+    let group = |name: &str| -> Vec<String> {
+        let head = format!("missing {name}:");
+        let start = report
+            .find(&head)
+            .unwrap_or_else(|| panic!("{head}\n{report}"));
+        report[start..]
+            .lines()
+            .skip(1)
+            .take_while(|l| !l.starts_with("missing ") && !l.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let models = group("model");
+    assert!(
+        report.contains("missing model: 3 questions, 2 distinct"),
+        "{report}"
+    );
+    assert!(
+        models[0].contains("kimi k2.5") && models[0].starts_with("     2"),
+        "{report}"
+    );
+    assert!(models.iter().any(|l| l.contains("[ernie 5]")), "{report}");
+    let numbers = group("number");
+    assert_eq!(numbers.len(), 1, "{report}");
+    assert!(numbers[0].contains("3 千次调用"), "{report}");
+    // A topic miss names the topics nearest to it, the billing one for a payment question.
+    let topics = group("topic");
+    assert_eq!(topics.len(), 3, "{report}");
+    assert!(topics.iter().all(|l| l.contains("[near: ")), "{report}");
+    let paypal = topics
+        .iter()
+        .find(|l| l.contains("paypal"))
+        .expect("paypal");
+    assert!(paypal.contains("[near: billing "), "{report}");
+}

@@ -307,6 +307,9 @@ pub struct Catalog {
     pub offers: Vec<Offer>,
     pub models: Vec<Model>,
     pub topics: Vec<Topic>,
+    /// Groups of words the topic router reads as one (`synonyms` in topics.toml): the
+    /// first word of a group stands for the others.
+    pub topic_synonyms: Vec<Vec<String>>,
     pub billing: Billing,
 }
 

@@ -29,6 +29,7 @@ use memory_wish::MemoryWish;
 use models::Models;
 use quantities::Quantities;
 use std::borrow::Cow;
+pub use topics::LooCase;
 use topics::Triggers;
 
 /// Questions longer than this many bytes are cut (at a char boundary) before parsing:
@@ -109,8 +110,24 @@ pub enum Missing {
     Model(String),
     /// A number no slot read (a new way to write a budget, context, count…).
     Number,
-    /// A knowledge topic: the nearest ones, if any came close.
-    Topic(Vec<String>),
+    /// A knowledge topic: the topics whose examples come nearest, with the share of the
+    /// question they cover (where an example would go).
+    Topic(Vec<(String, f64)>),
+}
+
+/// A number in a question: a digit, or a Chinese numeral that is not part of a word
+/// ("一下", "一起", "统一"): "一" counts only before another numeral or a unit.
+fn has_number(text: &str) -> bool {
+    const NUMERALS: &str = "一二两三四五六七八九十百千万亿";
+    let chars: Vec<char> = text.chars().collect();
+    chars.iter().enumerate().any(|(i, &c)| {
+        c.is_ascii_digit()
+            || (c != '一' && NUMERALS.contains(c))
+            || (c == '一'
+                && chars
+                    .get(i + 1)
+                    .is_some_and(|&n| NUMERALS.contains(n) || "张块台年月天周".contains(n)))
+    })
 }
 
 /// The compiled parser.
@@ -139,21 +156,23 @@ impl Parser {
         &self.lex
     }
 
-    /// What `question` lacked for an answer (see [`Missing`]).
+    /// Every example question of `cat`'s topics routed with itself left out of the
+    /// router's index: whether the others stand for it (`gpu-advisor check`).
+    pub fn topic_leave_one_out(&self, cat: &Catalog) -> Vec<LooCase> {
+        self.triggers
+            .leave_one_out(cat, &|q| normalise::question(&self.lex, q))
+    }
+
+    /// What `question` lacked for an answer (see [`Missing`]): a model it names that the
+    /// catalog does not know, then a number no slot read, then a model for the workload
+    /// words it has (a task or a card), else a topic, with the nearest ones.
     pub fn missing(&self, question: &str) -> Missing {
         let p = self.parse(question, 1.0);
         let a = &p.asked;
         if let Some(m) = &p.unknown_model {
             return Missing::Model(m.clone());
         }
-        let workload_words = a.task.is_some() || !a.gpus.is_empty() || p.cue(Cue::Feasibility);
-        if workload_words && !a.has_workload() {
-            return Missing::Model(String::new());
-        }
         let text = normalise::question(&self.lex, question);
-        let numeral = text
-            .chars()
-            .any(|c| c.is_ascii_digit() || "一二两三四五六七八九十百千万亿".contains(c));
         let read = a.size_b.is_some()
             || a.budget_cny.is_some()
             || a.context.is_some()
@@ -164,10 +183,13 @@ impl Parser {
             || a.micro_batch.is_some()
             || !a.gpus.is_empty()
             || a.model.is_some();
-        if numeral && !read {
+        if has_number(&text) && !read {
             return Missing::Number;
         }
-        Missing::Topic(p.near_topics)
+        if (a.task.is_some() || !a.gpus.is_empty()) && !a.has_workload() {
+            return Missing::Model(String::new());
+        }
+        Missing::Topic(self.triggers.nearest(&text, 3))
     }
 
     /// Parses one question.
@@ -271,15 +293,12 @@ impl Parser {
             || a.changed_to.is_some()
             || a.serving.stated();
         p.modifiers |= recipe::read(lex, &scan, &text, &mut p.asked);
-        // Examples route a question with no workload, no budget and at most one card (two
-        // cards are a comparison).
-        let a = &p.asked;
         // A language asked for the replies, in a turn that describes no workload (not "a
         // bot that answers in English").
-        if !a.has_workload() && a.task.is_none() {
+        if !p.asked.has_workload() && p.asked.task.is_none() {
             p.reply_lang = change::reply_lang(lex, &scan);
         }
-        let open = !a.has_workload() && a.budget_cny.is_none() && a.gpus.len() < 2;
+        let open = topics::examples_apply(&p);
         let routed = self.triggers.route(&text, open);
         p.topics = routed.topics;
         p.near_topics = routed.near;

@@ -72,6 +72,14 @@ pub fn check(catalog: &Path, intents: &Path, advisor: &Advisor) -> ExitCode {
             "embedded".into()
         },
     );
+    // How well the topics' example questions stand for each other: an example that
+    // routes elsewhere with itself left out wants a sibling (BENCHMARKS.md).
+    let loo = advisor.parser.topic_leave_one_out(c);
+    println!(
+        "topic examples: {} of {} reach their topic with themselves left out",
+        loo.iter().filter(|l| l.hit()).count(),
+        loo.len()
+    );
     ExitCode::SUCCESS
 }
 
@@ -97,8 +105,14 @@ pub fn report(advisor: &Advisor, file: &Path, top: usize) -> ExitCode {
                     Missing::Model(m) if m.is_empty() => (0, String::new()),
                     Missing::Model(m) => (0, format!("  [{m}]")),
                     Missing::Number => (1, String::new()),
-                    Missing::Topic(near) if near.is_empty() => (2, String::new()),
-                    Missing::Topic(near) => (2, format!("  [near: {}]", near.join(", "))),
+                    Missing::Topic(near) if near.is_empty() => (2, "  [near: none]".into()),
+                    Missing::Topic(near) => {
+                        let near: Vec<String> = near
+                            .iter()
+                            .map(|(id, s)| format!("{id} {:.0}%", s * 100.0))
+                            .collect();
+                        (2, format!("  [near: {}]", near.join(", ")))
+                    }
                 };
                 groups[g].1.push((format!("{q}{note}"), *n));
             }

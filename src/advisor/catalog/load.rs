@@ -25,6 +25,10 @@ struct ModelFile {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TopicFile {
+    /// Words that mean one thing to the topic router, each group's first word standing
+    /// for the rest (`parse/topics.rs`).
+    #[serde(default)]
+    synonyms: Vec<Vec<String>>,
     topic: Vec<Topic>,
 }
 
@@ -56,7 +60,10 @@ impl Catalog {
         let gpus = parse::<GpuFile>("gpus.toml", src.gpus, &mut p).map(|f| f.gpu);
         let offers = parse::<OfferFile>("offers.toml", src.offers, &mut p).map(|f| f.offer);
         let models = parse::<ModelFile>("models.toml", src.models, &mut p).map(|f| f.model);
-        let topics = parse::<TopicFile>("topics.toml", src.topics, &mut p).map(|f| f.topic);
+        let (topics, topic_synonyms) = match parse::<TopicFile>("topics.toml", src.topics, &mut p) {
+            Some(f) => (Some(f.topic), f.synonyms),
+            None => (None, Vec::new()),
+        };
         let billing = parse::<Billing>("billing.toml", src.billing, &mut p);
         let (Some(gpus), Some(offers), Some(models), Some(topics), Some(billing)) =
             (gpus, offers, models, topics, billing)
@@ -68,6 +75,7 @@ impl Catalog {
             offers,
             models,
             topics,
+            topic_synonyms,
             billing,
         };
         cat.validate(&mut p);
@@ -298,6 +306,22 @@ impl Catalog {
                     k("triggers"),
                     "needs at least one trigger",
                 ));
+            }
+        }
+        for (i, group) in self.topic_synonyms.iter().enumerate() {
+            for w in group {
+                // One gram of the router: one or two Chinese characters, or one word.
+                let han = w.chars().all(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+                let word = w
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+                if w.is_empty() || !(han && w.chars().count() <= 2 || word) {
+                    p.push(problem(
+                        "topics.toml",
+                        format!("synonyms[{i}]: {w:?}"),
+                        "not one or two Chinese characters or one lowercase word",
+                    ));
+                }
             }
         }
         for id in TOPIC_IDS {

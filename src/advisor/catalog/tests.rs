@@ -82,3 +82,32 @@ fn a_bare_card_name_rents_its_per_card_offer() {
     assert_eq!(offer("a16"), Some("a16-slice-1-16"));
     assert_eq!(offer("no-such-card"), None);
 }
+
+#[test]
+fn a_synonym_must_be_one_gram_of_the_router() {
+    use super::CatalogSources;
+    use crate::advisor::catalog::Catalog;
+    use crate::advisor::fixtures::{BILLING, MODELS, TOPICS};
+    let topics = TOPICS.replacen(
+        "synonyms = [\n",
+        "synonyms = [\n  [\"宕机\", \"goes down\", \"服务器宕\", \"Crash\"],\n",
+        1,
+    );
+    let problems = Catalog::build(&CatalogSources {
+        gpus: GPUS,
+        offers: OFFERS,
+        models: MODELS,
+        topics: &topics,
+        billing: BILLING,
+    })
+    .expect_err("two words, three characters and a capital are refused");
+    let keys: Vec<String> = problems.iter().map(|p| p.key.clone()).collect();
+    assert_eq!(
+        keys,
+        [
+            "synonyms[0]: \"goes down\"",
+            "synonyms[0]: \"服务器宕\"",
+            "synonyms[0]: \"Crash\""
+        ]
+    );
+}
