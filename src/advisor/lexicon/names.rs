@@ -115,6 +115,8 @@ names! {
         RequestTokens = "serving.request_tokens",
         Single = "serving.single",
         MaxNumSeqs = "serving.max_num_seqs",
+        VllmVersion = "serving.vllm_version",
+        VllmV0 = "serving.vllm_v0",
         RecipeAttentionEager = "recipe.attention.eager",
         RecipeAttentionSdpa = "recipe.attention.sdpa",
         RecipeAttentionFlash = "recipe.attention.flash",
