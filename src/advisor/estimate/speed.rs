@@ -185,11 +185,17 @@ impl Replica<'_> {
 
     /// Seconds of one request's prefill of `input` tokens (linear layers and causal
     /// attention, 2 FLOPs per multiply-add), without the request overhead.
+    /// The embedding table is a lookup, not a matmul, and a prefill runs the output head
+    /// on its last token only (vLLM's and the engines' logits of the last position), so
+    /// those matrices count once per request, not per prompt token.
     pub fn prefill_compute_s(&self, input: u32) -> f64 {
         let a = &self.w.arch;
         let n = input as f64;
+        let head = a.vocab * a.hidden;
+        let tables = if a.tied { head } else { 2.0 * head };
+        let per_token = (a.active_params_b * 1e9 - tables).max(0.5 * a.active_params_b * 1e9);
         let flops =
-            2.0 * a.active_params_b * 1e9 * n + 2.0 * a.layers * n * n * a.heads * a.head_dim;
+            2.0 * per_token * n + 2.0 * head + 2.0 * a.layers * n * n * a.heads * a.head_dim;
         flops / (self.compute_cards() * self.prefill_rate()) + self.all_reduce_s(n)
     }
 }
