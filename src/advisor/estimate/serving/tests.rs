@@ -170,10 +170,12 @@ fn single_stream_decode_of_the_published_tables() {
         84.28,
         0.10,
     );
+    // Its untied head: a step reads the 1.56 GB head, not the embedding table beside it
+    // (reading both gave −6 %).
     near(
         on("qwen2.5-14b", None, out(Engine::Vllm), "a100-80g", 1).decode_tokens_per_s,
         46.3,
-        0.10,
+        0.05,
     );
     // The same table, HF transformers: 7B 40.38 tokens/s (Python-bound, not bandwidth).
     near(
