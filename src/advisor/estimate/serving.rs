@@ -21,6 +21,10 @@ const GIB: f64 = 1_073_741_824.0;
 /// in vLLM's start-up logs).
 pub const CARD_USABLE: f64 = 0.99;
 /// vLLM's default `gpu_memory_utilization` (vllm/config.py CacheConfig; DOMAIN.md §8).
+/// CUDA graphs are captured after the KV cache is allocated, in the margin the
+/// utilization leaves; V1 counts them in its profiling only with
+/// `VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1` (default 0, vllm/envs.py), so they take
+/// nothing from the KV budget here.
 pub const VLLM_UTILIZATION: f64 = 0.90;
 /// Memory outside torch's allocator that vLLM's profiling counts against the budget
 /// (cuBLAS workspaces, NCCL's own buffers): 21.22 − 17.06 − 3.81 GiB = 0.35 GiB on an
