@@ -99,8 +99,12 @@ fn big_card(gpu: &Gpu) -> bool {
 }
 
 /// The tokens of vLLM's profiling forward: V1 one scheduler step, V0 the whole context
-/// up to 32K (always before 0.5.4), else one 512-token chunk.
+/// up to 32K (always before 0.5.4), else one 512-token chunk; a step budget the question
+/// sets (`--max-num-batched-tokens`) is the step either way.
 fn vllm_profile_tokens(s: &ServingAsk, gpu: &Gpu, max_len: u32) -> u32 {
+    if let Some(n) = s.max_num_batched_tokens {
+        return n.max(1);
+    }
     match s.vllm_release {
         Some(r) if r < crate::advisor::workload::serving::VLLM_V1_RELEASE => {
             let chunks = r == 0.0 || r >= VLLM_V0_LONG_CHUNKING;

@@ -115,6 +115,7 @@ names! {
         RequestTokens = "serving.request_tokens",
         Single = "serving.single",
         MaxNumSeqs = "serving.max_num_seqs",
+        MaxNumBatchedTokens = "serving.max_num_batched_tokens",
         VllmVersion = "serving.vllm_version",
         VllmV0 = "serving.vllm_v0",
         RecipeAttentionEager = "recipe.attention.eager",

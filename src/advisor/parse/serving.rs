@@ -65,6 +65,7 @@ pub fn serving(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) {
     s.output_tokens = count(Slot::OutputTokens, 1e7);
     s.max_model_len = count(Slot::MaxModelLen, 1e8);
     s.max_num_seqs = count(Slot::MaxNumSeqs, 1e6);
+    s.max_num_batched_tokens = count(Slot::MaxNumBatchedTokens, 1e8);
     s.vllm_release = num(Slot::VllmVersion, false)
         .map(|f| f.value)
         .filter(|v| *v >= 1.0 && *v < 100.0)

@@ -86,6 +86,9 @@ pub struct ServingAsk {
     /// `--max_batch_size`, `--parallel`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_num_seqs: Option<u32>,
+    /// The engine's token budget per step (`--max-num-batched-tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_num_batched_tokens: Option<u32>,
     /// `--gpu-memory-utilization` / `--mem-fraction-static`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_fraction: Option<f64>,
@@ -180,6 +183,7 @@ impl ServingAsk {
             speed_target,
             max_model_len,
             max_num_seqs,
+            max_num_batched_tokens,
             memory_fraction,
             vllm_release,
             gguf_bits

@@ -118,6 +118,23 @@ fn vllm_v1_profiles_one_scheduler_step() {
 }
 
 #[test]
+fn a_larger_step_budget_profiles_more() {
+    // `--max-num-batched-tokens` sets the one step V1 profiles: a 16K step holds more
+    // activations than the default 2048 and leaves less KV cache on the same card.
+    let s = ServingAsk {
+        max_model_len: Some(32_768),
+        ..vllm()
+    };
+    let default = on("qwen3-8b", None, s.clone(), "rtx4090", 1).kv_capacity_tokens;
+    let big = ServingAsk {
+        max_num_batched_tokens: Some(16_384),
+        ..s
+    };
+    let bigger = on("qwen3-8b", None, big, "rtx4090", 1).kv_capacity_tokens;
+    assert!(bigger < default, "{bigger} {default}");
+}
+
+#[test]
 fn vllm_v0_long_contexts_by_release() {
     // vLLM issue 6746 (0.5.3, before long contexts were chunked): Llama-3.1-405B-FP8 on
     // 8 × H100, max_model_len 131072 profiled whole: "maximum number of tokens that can

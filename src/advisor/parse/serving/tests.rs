@@ -109,3 +109,11 @@ fn vllm_releases() {
         r#"{"engine":"vllm","vllm_release":11.0} concurrency=None context=None"#,
     );
 }
+
+#[test]
+fn step_budget() {
+    check(
+        "vllm serve Qwen3-8B --max-num-batched-tokens 16384 --max-num-seqs 32",
+        r#"{"engine":"vllm","max_num_seqs":32,"max_num_batched_tokens":16384} concurrency=None context=None"#,
+    );
+}
