@@ -258,6 +258,45 @@ const GOLDEN: &[(&str, &str)] = &[
     ("serving-qps", "Qwen2.5-7B 做客服，QPS 5，首字延迟 1 秒以内"),
 ];
 
+/// The single-stream speeds a reply states, in order.
+fn stated_speeds(reply: &str) -> Vec<u64> {
+    let mut out = Vec::new();
+    for cue in [
+        "单路生成约 ",
+        "Single-stream decode about ",
+        "one stream decodes about ",
+    ] {
+        for (i, _) in reply.match_indices(cue) {
+            let digits: String = reply[i + cue.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
+            out.extend(digits.parse::<u64>().ok());
+        }
+    }
+    out
+}
+
+#[test]
+fn one_configuration_one_speed() {
+    // The recommendation line and the serving block describe the same cards: one figure,
+    // the serving estimate's (JSON and text alike).
+    for q in [
+        "Deploy Llama-3.1-70B in FP8 on 2 H100 cards with vLLM",
+        "Qwen2.5-32B 推理，2 张 A100 80G",
+    ] {
+        let a = ask(&[q]);
+        let speeds = stated_speeds(a["reply"].as_str().expect("reply"));
+        assert!(speeds.len() >= 2, "{q}: {speeds:?}");
+        assert!(speeds.windows(2).all(|w| w[0] == w[1]), "{q}: {speeds:?}");
+        let serving = a["serving"]["decode_tokens_per_s"]
+            .as_f64()
+            .expect("serving");
+        assert_eq!(a["estimate"]["decode_tokens_per_s"].as_f64(), Some(serving));
+        assert_eq!(speeds[0], serving.round() as u64, "{q}");
+    }
+}
+
 #[test]
 fn golden_replies() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");

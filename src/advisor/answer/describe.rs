@@ -4,7 +4,7 @@
 
 use crate::advisor::catalog::{Catalog, Unit};
 use crate::advisor::contract::EstimateJson;
-use crate::advisor::estimate::{Variant, DECODE_MBU, TRAINING_MFU};
+use crate::advisor::estimate::{Variant, TRAINING_MFU};
 use crate::advisor::parse::Lang;
 use crate::advisor::recommend::Candidate;
 use crate::advisor::reply::{duration, gb, money_range, params, t};
@@ -368,14 +368,13 @@ pub fn recommendation_line(
         }
     }
     if let Some(v) = c.decode_tokens_per_s {
+        // The serving estimate's figure (answer/serving.rs), the one the serving block
+        // repeats.
         let _ = write!(
             s,
-            "{}{:.0} tokens/s{}{:.0}%{}",
+            "{}{:.0} tokens/s",
             t(lang, "。单路生成约 ", ". Single-stream decode about "),
             v,
-            t(lang, "（带宽利用率 ", " (at "),
-            DECODE_MBU * 100.0,
-            t(lang, "）", " of memory bandwidth)")
         );
     }
     if c.offer.unit == Unit::Machine && c.units > 1 {

@@ -111,15 +111,17 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
     // the machine, the model split over the cards named (DOMAIN.md §6), so its memory per
     // card and its speed are those of the named cards.
     let mut machine_note = None;
+    let mut split = best.as_ref().map_or(1, |c| c.cards);
     let mut best = best;
     if let (Some(gpu_id), Some(n), Some(c)) = (named, a.gpu_count, best.as_mut()) {
-        let split = c.bill.per_card(n);
+        let split_gb = c.bill.per_card(n);
         if c.offer.unit == Unit::Machine
             && c.gpu.id == gpu_id
             && n < c.cards
-            && split * recommend::HEADROOM <= c.card_memory_gb
+            && split_gb * recommend::HEADROOM <= c.card_memory_gb
         {
-            c.per_card_gb = split;
+            split = n;
+            c.per_card_gb = split_gb;
             c.decode_tokens_per_s =
                 crate::advisor::estimate::decode_tokens_per_s(w, &c.bill, c.precision, c.gpu, n);
             let zh = format!(
@@ -144,12 +146,20 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
         r.text(describe::recipe_line(w, &variants, lang));
     }
     ans.estimate = Some(est);
-    match &best {
+    let mut served = None;
+    match &mut best {
         Some(c) => {
             if let Some(note) = machine_note {
-                r.text(note);
+                ans.rendered.text(note);
             }
-            r.text(describe::recommendation_line(
+            // One speed per configuration: the serving estimate's, when its figures are
+            // for this configuration.
+            ans.recommendation = Some(ConfigJson::from_candidate(c, None));
+            served = super::serving::compute(ctx, w, ans);
+            if let Some(sv) = served.as_ref().filter(|sv| sv.describes(c, split)) {
+                c.decode_tokens_per_s = Some(sv.decode_tokens_per_s());
+            }
+            ans.rendered.text(describe::recommendation_line(
                 c,
                 w,
                 plan.stepped_down && named.is_none(),
@@ -158,10 +168,13 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
             ));
             ans.recommendation = Some(ConfigJson::from_candidate(c, None));
         }
-        None => r.text(fit::nothing_fits(w, a.budget_cny, lang)),
+        None => ans.rendered.text(fit::nothing_fits(w, a.budget_cny, lang)),
     }
     alternatives(ctx, &search, &plan, best.as_ref(), ans);
-    super::serving::attach(ctx, w, ans);
+    match served {
+        Some(sv) => super::serving::render(ctx, &sv, ans),
+        None => super::serving::attach(ctx, w, ans),
+    }
     let topics = contextual_topics(ctx, w, best.as_ref(), named);
     add_topic_snippets(ctx, &topics, ans, 2);
 }

@@ -118,15 +118,37 @@ fn config<'c>(ctx: &Context<'c>, w: &Workload, ans: &Answer) -> Option<Config<'c
     })
 }
 
-/// Adds the serving object and block for an inference workload on its configuration;
-/// the estimate's single-stream speed becomes the serving model's.
-pub fn attach(ctx: &Context<'_>, w: &Workload, ans: &mut Answer) {
-    if w.task.is_training() || w.arch.diffusion {
-        return;
+/// The serving figures of an answer: the configuration, the cards one copy is split
+/// over, and the estimate.
+pub struct Served<'c> {
+    c: Config<'c>,
+    tp: u32,
+    s: Serving,
+}
+
+impl Served<'_> {
+    /// Single-stream decode tokens/s of the served configuration.
+    pub fn decode_tokens_per_s(&self) -> f64 {
+        self.s.decode_tokens_per_s
     }
-    let Some(c) = config(ctx, w, ans) else {
-        return;
-    };
+
+    /// Whether these figures are for the recommended candidate `c` split over `split`
+    /// cards: the same card and precision, and either the recommended configuration
+    /// itself or the named cards it is split over.
+    pub fn describes(&self, c: &Candidate<'_>, split: u32) -> bool {
+        self.c.gpu.id == c.gpu.id
+            && self.c.precision == c.precision
+            && (self.c.tp.is_none() || self.tp == split || self.c.cards == c.cards)
+    }
+}
+
+/// The serving figures for an inference workload on its configuration (the named one,
+/// else the recommended one); `None` for training, diffusion or no configuration.
+pub fn compute<'c>(ctx: &Context<'c>, w: &Workload, ans: &Answer) -> Option<Served<'c>> {
+    if w.task.is_training() || w.arch.diffusion {
+        return None;
+    }
+    let c = config(ctx, w, ans)?;
     let model = w.model.as_deref().and_then(|m| ctx.cat.model(m));
     let sa = &ctx.asked.serving;
     let mut wp = w.clone();
@@ -151,13 +173,27 @@ pub fn attach(ctx: &Context<'_>, w: &Workload, ans: &mut Answer) {
         )
         .unwrap_or_else(|| fixed(c.cards.max(1))),
     };
+    Some(Served { c, tp, s })
+}
+
+/// Adds the serving object and block; the serving estimate's single-stream speed becomes
+/// the answer's one speed figure.
+pub fn render(ctx: &Context<'_>, served: &Served<'_>, ans: &mut Answer) {
+    let s = &served.s;
     if let Some(e) = ans.estimate.as_mut() {
         e.decode_tokens_per_s = Some(crate::advisor::contract::round1(s.decode_tokens_per_s));
     }
-    ans.serving = Some(ServingJson::from_serving(&s, &c.gpu.id));
-    let lines = block(ctx, &c, tp, &s, ctx.lang);
+    ans.serving = Some(ServingJson::from_serving(s, &served.c.gpu.id));
+    let lines = block(ctx, &served.c, served.tp, s, ctx.lang);
     ans.rendered.text(lines.0);
     ans.rendered.bullets(lines.1);
+}
+
+/// Adds the serving object and block for an inference workload on its configuration.
+pub fn attach(ctx: &Context<'_>, w: &Workload, ans: &mut Answer) {
+    if let Some(served) = compute(ctx, w, ans) {
+        render(ctx, &served, ans);
+    }
 }
 
 fn num(v: f64) -> String {

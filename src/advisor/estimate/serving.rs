@@ -21,6 +21,10 @@ const GIB: f64 = 1_073_741_824.0;
 /// in vLLM's start-up logs).
 pub const CARD_USABLE: f64 = 0.99;
 /// vLLM's default `gpu_memory_utilization` (vllm/config.py CacheConfig; DOMAIN.md §8).
+/// CUDA graphs are captured after the KV cache is allocated, in the margin the
+/// utilization leaves; V1 counts them in its profiling only with
+/// `VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1` (default 0, vllm/envs.py), so they take
+/// nothing from the KV budget here.
 pub const VLLM_UTILIZATION: f64 = 0.90;
 /// Memory outside torch's allocator that vLLM's profiling counts against the budget
 /// (cuBLAS workspaces, NCCL's own buffers): 21.22 − 17.06 − 3.81 GiB = 0.35 GiB on an
@@ -33,21 +37,33 @@ pub const TP_COMM_GIB: f64 = 1.2;
 /// The CUDA context per process, which SGLang and TensorRT-LLM budget from free memory
 /// (estimate::CUDA_CONTEXT_GB, 0.5 GB).
 const CONTEXT_GIB: f64 = 0.5;
-/// vLLM profiles one batch of `max_num_batched_tokens`: the whole `max_model_len` when
-/// chunked prefill is off, which vLLM's engine arguments leave off up to 32K of context
-/// (vllm/engine/arg_utils.py, V0: `use_long_context = max_model_len > 32K`); above that,
-/// chunks of the API server's default budget, 2048 tokens (arg_utils.py
-/// `get_batch_defaults`).
-pub const VLLM_UNCHUNKED_MAX: u32 = 32_768;
-pub const VLLM_CHUNK_TOKENS: u32 = 2048;
+/// vLLM's V1 engine (the default since 0.8) profiles one scheduler step of
+/// `max_num_batched_tokens` tokens, chunked prefill being always on: the API server's
+/// default is 8192 on cards of at least 70 GiB other than A100, 2048 elsewhere
+/// (vllm/engine/arg_utils.py `EngineArgs.get_batch_defaults`, `UsageContext.OPENAI_API_SERVER`).
+pub const VLLM_V1_BATCH_TOKENS: u32 = 2048;
+pub const VLLM_V1_BATCH_TOKENS_BIG: u32 = 8192;
+/// The V0 engine (vLLM ≤ 0.7) profiles one batch of the whole `max_model_len` while
+/// chunked prefill is off, which its engine arguments leave off up to 32K of context
+/// (vllm/engine/arg_utils.py V0 `use_long_context`; from 0.5.4, vLLM PR #6666, before
+/// which it was always off); above that, chunks of 512 tokens (V0's chunked-prefill
+/// `max_num_batched_tokens`; vLLM issue 10517's 35K log: 0.06 GiB of activations over
+/// the weights, 512 tokens of Llama-3.1-8B).
+pub const VLLM_V0_UNCHUNKED_MAX: u32 = 32_768;
+pub const VLLM_V0_CHUNK_TOKENS: u32 = 512;
+/// The first release (0.5.4) that chunks the profiling of contexts above 32K.
+pub const VLLM_V0_LONG_CHUNKING: f64 = 5.4;
 /// vLLM's profiling samples `max_num_seqs` sequences at once (256 by default, 1024 on
-/// ≥ 70 GiB cards other than A100: arg_utils.py `get_batch_defaults`); the sampler's
-/// float32 logits, their log-softmax, the top-k/top-p sort (values and int64 indices),
-/// its softmax, cumulative sum and scatter, and the exponential noise of sampling hold
-/// about this many logits-sized tensors at its peak (vllm/v1/sample/sampler.py and
-/// ops/topk_topp_sampler.py, PyTorch-native path); fitted: 10, on the 4 × H100 log of
-/// vLLM issue 21348, the one row where the sampler, not the forward, sets the peak.
+/// ≥ 70 GiB cards other than A100: arg_utils.py `get_batch_defaults`); V1's dummy
+/// sampler run holds the float32 logits, their log-softmax, the top-k/top-p sort (values
+/// and int64 indices), its softmax, cumulative sum and scatter, and the exponential
+/// noise of sampling: about this many logits-sized tensors at its peak
+/// (vllm/v1/sample/sampler.py and ops/topk_topp_sampler.py, PyTorch-native path);
+/// fitted: 10, on the 4 × H100 log of vLLM issue 21348, the one row where the sampler,
+/// not the forward, sets the peak. V0's profiling computes the float32 logits of its
+/// sequences once (vllm/model_executor/layers/logits_processor.py).
 pub const SAMPLER_COPIES: f64 = 10.0;
+const V0_SAMPLER_COPIES: f64 = 1.0;
 /// Live activations per profiled token: the three intermediate-size tensors of a SwiGLU
 /// MLP (gate and up, their product) and three hidden-size ones (residual, norm, attention
 /// output), BF16: 110.6 KB per token for Llama-3.1-8B against the 0.92 GiB per 9000
@@ -75,17 +91,45 @@ const GGUF_COMPUTE_GIB: f64 = 0.5;
 /// The context llama.cpp's server and Ollama start with when none is given (llama.cpp
 /// `--ctx-size` 4096; Ollama `num_ctx` 4096 since 0.6.x).
 pub const GGUF_DEFAULT_CTX: u32 = 4096;
+/// Cards vLLM gives its larger batch defaults: at least 70 GiB and not an A100
+/// (arg_utils.py `get_batch_defaults`, "Setting large `max_num_batched_tokens` for A100
+/// reduces throughput", vLLM PR #17885).
+fn big_card(gpu: &Gpu) -> bool {
+    gpu.memory_gb >= 70.0 && !gpu.id.starts_with("a100")
+}
+
+/// The tokens of vLLM's profiling forward: V1 one scheduler step, V0 the whole context
+/// up to 32K (always before 0.5.4), else one 512-token chunk; a step budget the question
+/// sets (`--max-num-batched-tokens`) is the step either way.
+fn vllm_profile_tokens(s: &ServingAsk, gpu: &Gpu, max_len: u32) -> u32 {
+    if let Some(n) = s.max_num_batched_tokens {
+        return n.max(1);
+    }
+    match s.vllm_release {
+        Some(r) if r < crate::advisor::workload::serving::VLLM_V1_RELEASE => {
+            let chunks = r == 0.0 || r >= VLLM_V0_LONG_CHUNKING;
+            if max_len <= VLLM_V0_UNCHUNKED_MAX || !chunks {
+                max_len.max(VLLM_V0_CHUNK_TOKENS)
+            } else {
+                VLLM_V0_CHUNK_TOKENS
+            }
+        }
+        _ if big_card(gpu) => VLLM_V1_BATCH_TOKENS_BIG,
+        _ => VLLM_V1_BATCH_TOKENS,
+    }
+}
+
 /// Sequences an engine batches at most: vLLM `max_num_seqs` 256 (1024 on H100-class
-/// cards: arg_utils.py), SGLang's `max_running_requests` likewise, TensorRT-LLM's
+/// cards in V1: arg_utils.py), SGLang's `max_running_requests` likewise, TensorRT-LLM's
 /// `max_batch_size` 2048 (trtllm-bench), HF generate a batch of 64, llama.cpp one slot
 /// per `--parallel` (4 by default in llama-server).
 fn max_batch(engine: Engine, gpu: &Gpu, s: &ServingAsk) -> f64 {
     if let Some(n) = s.max_num_seqs {
         return n.max(1) as f64;
     }
-    let big = gpu.memory_gb >= 70.0 && !gpu.id.starts_with("a100");
     match engine {
-        Engine::Vllm | Engine::Sglang if big => 1024.0,
+        Engine::Vllm if s.vllm_v0() => 256.0,
+        Engine::Vllm | Engine::Sglang if big_card(gpu) => 1024.0,
         Engine::Vllm | Engine::Sglang => 256.0,
         Engine::TrtLlm => 2048.0,
         Engine::Transformers => 64.0,
@@ -220,13 +264,14 @@ fn kv_memory_per_card(
     let free = match engine {
         Engine::Vllm => {
             let util = s.memory_fraction.unwrap_or(VLLM_UTILIZATION);
-            let tokens = if max_len <= VLLM_UNCHUNKED_MAX {
-                max_len.max(VLLM_CHUNK_TOKENS)
-            } else {
-                VLLM_CHUNK_TOKENS
-            } as f64;
+            let tokens = vllm_profile_tokens(s, gpu, max_len) as f64;
             let forward = activations(w, tokens, tp);
-            let sampler = max_batch(engine, gpu, s) * w.arch.vocab * 4.0 * SAMPLER_COPIES;
+            let copies = if s.vllm_v0() {
+                V0_SAMPLER_COPIES
+            } else {
+                SAMPLER_COPIES
+            };
+            let sampler = max_batch(engine, gpu, s) * w.arch.vocab * 4.0 * copies;
             total * util - weights - forward.max(sampler) - VLLM_NON_TORCH_GIB * GIB - comm
         }
         Engine::Sglang => {
@@ -239,7 +284,7 @@ fn kv_memory_per_card(
             TRT_KV_FRACTION * (total - weights - act - CONTEXT_GIB * GIB - comm)
         }
         Engine::Transformers => {
-            let act = activations(w, VLLM_CHUNK_TOKENS as f64, tp);
+            let act = activations(w, VLLM_V1_BATCH_TOKENS as f64, tp);
             total - weights - act - CONTEXT_GIB * GIB
         }
         Engine::LlamaCpp | Engine::Ollama => {
@@ -281,7 +326,7 @@ pub fn serving(
         // vLLM refuses to start when one sequence of max_model_len does not fit; a
         // shorter --max-model-len profiles a shorter batch and leaves more: the settings
         // to give are those of the request.
-        max_len = (input + output).max(VLLM_CHUNK_TOKENS);
+        max_len = (input + output).max(VLLM_V1_BATCH_TOKENS);
         capacity = tokens(max_len);
     }
     if engine.gguf() {

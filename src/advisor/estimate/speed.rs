@@ -30,14 +30,17 @@ pub fn train_hours(w: &Workload, gpu: &Gpu, cards: u32) -> Option<f64> {
 /// the Qwen2.5 A100 table, SGLang on the Qwen3 H20 table, TensorRT-LLM (fused kernels,
 /// fewer launches) on NVIDIA's NIM table (ITL at concurrency 1). HF transformers
 /// launches every layer's kernels from Python: a step costs the larger of reading the
-/// weights and `HF_LAYER_S` per layer. llama.cpp reaches about 0.7 of bandwidth at batch
+/// weights (0.62 of bandwidth, fitted on the rows where reading sets the pace:
+/// Qwen2.5-32B and -72B, first Qwen-72B) and `HF_LAYER_S` per layer. A step reads the
+/// output head but not the embedding table, of which it looks up one row per sequence.
+/// llama.cpp reaches about 0.7 of bandwidth at batch
 /// 1 (llama.cpp discussion #4167, CUDA rows: tokens/s × model size ÷ bandwidth).
 fn engine_speed(e: Engine) -> (f64, f64, f64) {
     match e {
         Engine::Vllm => (DECODE_MBU, 0.2e-3, 0.11e-3),
         Engine::Sglang => (DECODE_MBU, 1.5e-3, 0.11e-3),
         Engine::TrtLlm => (0.85, 0.3e-3, 0.035e-3),
-        Engine::Transformers => (0.65, 0.0, 0.0),
+        Engine::Transformers => (0.62, 0.0, 0.0),
         Engine::LlamaCpp | Engine::Ollama => (0.70, 1.0e-3, 0.05e-3),
     }
 }
@@ -140,6 +143,25 @@ impl Replica<'_> {
         }
     }
 
+    /// Weight bytes a decode step reads: all but the input embedding table when the
+    /// output head is a matrix of its own (a step looks up one row of the table; a tied
+    /// table is read whole as the head). The table is 16-bit beside quantized blocks
+    /// (`memory::weight_bytes`), quantized alike in GGUF, 32-bit in FP32.
+    fn read_bytes(&self) -> f64 {
+        let a = &self.w.arch;
+        if a.tied || a.diffusion || a.params_b <= 0.0 {
+            return self.weight_bytes;
+        }
+        let per_param = if self.engine.gguf() {
+            self.weight_bytes / (a.params_b * 1e9)
+        } else if self.p == Precision::Fp32 {
+            4.0
+        } else {
+            2.0
+        };
+        (self.weight_bytes - a.vocab * a.hidden * per_param).max(0.5 * self.weight_bytes)
+    }
+
     /// Seconds of two all-reduces per layer over `tokens` tokens' activations.
     fn all_reduce_s(&self, tokens: f64) -> f64 {
         if self.tp <= 1 || self.sequential() {
@@ -161,7 +183,7 @@ impl Replica<'_> {
     pub fn step_s(&self, b: f64, ctx: f64) -> f64 {
         let (mbu, fixed, per_layer) = engine_speed(self.engine);
         let a = &self.w.arch;
-        let weights = self.weight_bytes * self.weight_share(b);
+        let weights = self.read_bytes() * self.weight_share(b);
         let kv = b * ctx * self.kv_per_card * self.tp as f64;
         let bw = self.gpu.bandwidth_gbs * 1e9 * mbu;
         let memory = if self.sequential() {
@@ -185,11 +207,17 @@ impl Replica<'_> {
 
     /// Seconds of one request's prefill of `input` tokens (linear layers and causal
     /// attention, 2 FLOPs per multiply-add), without the request overhead.
+    /// The embedding table is a lookup, not a matmul, and a prefill runs the output head
+    /// on its last token only (vLLM's and the engines' logits of the last position), so
+    /// those matrices count once per request, not per prompt token.
     pub fn prefill_compute_s(&self, input: u32) -> f64 {
         let a = &self.w.arch;
         let n = input as f64;
+        let head = a.vocab * a.hidden;
+        let tables = if a.tied { head } else { 2.0 * head };
+        let per_token = (a.active_params_b * 1e9 - tables).max(0.5 * a.active_params_b * 1e9);
         let flops =
-            2.0 * a.active_params_b * 1e9 * n + 2.0 * a.layers * n * n * a.heads * a.head_dim;
+            2.0 * per_token * n + 2.0 * head + 2.0 * a.layers * n * n * a.heads * a.head_dim;
         flops / (self.compute_cards() * self.prefill_rate()) + self.all_reduce_s(n)
     }
 }

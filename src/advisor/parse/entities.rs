@@ -142,11 +142,13 @@ impl Entities {
                                 .filter(|m| window[m.start..m.end].contains('台'))
                                 .map_or(1.0, |m| m.value)
                             // "两台 H100", "two H100 machines": whole machines of a card
-                            // rented by the machine (DOMAIN.md §6).
+                            // rented by the machine (DOMAIN.md §6); "an 8x H100 node" is
+                            // one node of eight cards.
                             * match self.machine_cards.get(id) {
                                 Some(&n)
                                     if machines(&window[f.start..f.end])
-                                        || self.machine_after.is_match(&text[m.end()..]) =>
+                                        || (!window[f.start..f.end].contains(['x', '*', '×'])
+                                            && self.machine_after.is_match(&text[m.end()..])) =>
                                 {
                                     f64::from(n)
                                 }

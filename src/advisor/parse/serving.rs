@@ -79,6 +79,11 @@ pub fn serving(
     s.output_tokens = count(Slot::OutputTokens, 1e7);
     s.max_model_len = count(Slot::MaxModelLen, 1e8);
     s.max_num_seqs = count(Slot::MaxNumSeqs, 1e6);
+    s.max_num_batched_tokens = count(Slot::MaxNumBatchedTokens, 1e8);
+    s.vllm_release = num(Slot::VllmVersion, false)
+        .map(|f| f.value)
+        .filter(|v| *v >= 1.0 && *v < 100.0)
+        .or_else(|| lex.has_in(scan, Slot::VllmV0).then_some(0.0));
     s.memory_fraction = num(Slot::MemoryFraction, false)
         .map(|f| {
             if f.value > 1.0 {

@@ -201,6 +201,11 @@ fn machines_and_durations() {
         "三台 H100 整机跑 DeepSeek-V3",
         "lang=zh gpus=h100-sxm count=24 model=deepseek-v3 task=inference cues=machine",
     );
+    // A multiplier counts the cards of one node.
+    check(
+        "Llama-3.1-405B FP8 on an 8x H100 node",
+        "lang=en gpus=h100-sxm count=8 model=llama-3.1-405b precision=fp8 cues=machine topics=fp8",
+    );
     check(
         "LoRA 微调 Qwen2.5-7B，用一个季度",
         "lang=zh model=qwen2.5-7b task=lora months=3",

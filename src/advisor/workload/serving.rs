@@ -86,9 +86,16 @@ pub struct ServingAsk {
     /// `--max_batch_size`, `--parallel`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_num_seqs: Option<u32>,
+    /// The engine's token budget per step (`--max-num-batched-tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_num_batched_tokens: Option<u32>,
     /// `--gpu-memory-utilization` / `--mem-fraction-static`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_fraction: Option<f64>,
+    /// The vLLM release named, as minor.patch of 0.x ("0.6.3" → 6.3); 0 for the V0
+    /// engine named without a release.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vllm_release: Option<f64>,
     /// Bits per weight of a GGUF quant named in the question (Q4_K_M ≈ 4.8).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gguf_bits: Option<f64>,
@@ -115,7 +122,15 @@ pub struct ServingAsk {
     pub asks_speed: bool,
 }
 
+/// The first vLLM release whose engine is V1 by default (0.8, `VLLM_USE_V1=1`).
+pub const VLLM_V1_RELEASE: f64 = 8.0;
+
 impl ServingAsk {
+    /// The V0 engine: a release before 0.8 named, or V0 itself.
+    pub fn vllm_v0(&self) -> bool {
+        self.vllm_release.is_some_and(|r| r < VLLM_V1_RELEASE)
+    }
+
     pub fn is_default(&self) -> bool {
         *self == ServingAsk::default()
     }
@@ -168,7 +183,9 @@ impl ServingAsk {
             speed_target,
             max_model_len,
             max_num_seqs,
+            max_num_batched_tokens,
             memory_fraction,
+            vllm_release,
             gguf_bits
         );
         m.eager |= self.eager;

@@ -79,3 +79,41 @@ fn loads_and_targets() {
         r#"{"engine":"vllm","max_model_len":29000,"memory_fraction":0.95} concurrency=None context=Some(29000)"#,
     );
 }
+
+#[test]
+fn request_sizes_written_as_adjectives() {
+    // "N-token prompts", "M-token replies", "N tokens in and M out".
+    check(
+        "Gemma 2 9B on one L40S with vLLM, 2048-token prompts and 300-token replies: TTFT?",
+        r#"{"engine":"vllm","input_tokens":2048,"output_tokens":300,"asks_speed":true} concurrency=None context=Some(2348)"#,
+    );
+    check(
+        "SGLang, 8 users each sending 600 tokens in and 200 out",
+        r#"{"engine":"sglang","input_tokens":600,"output_tokens":200} concurrency=Some(8) context=Some(800)"#,
+    );
+}
+
+#[test]
+fn vllm_releases() {
+    // A release before 0.8 is the V0 engine; V0 named alone reads as release 0.
+    check(
+        "vllm==0.6.4 上跑 Qwen2.5-14B，KV cache 多大？",
+        r#"{"engine":"vllm","vllm_release":6.4} concurrency=None context=None"#,
+    );
+    check(
+        "VLLM_USE_V1=0 vllm serve Llama-3.1-8B",
+        r#"{"engine":"vllm","vllm_release":0.0} concurrency=None context=None"#,
+    );
+    check(
+        "Qwen3-8B on vLLM v0.11 (V1)",
+        r#"{"engine":"vllm","vllm_release":11.0} concurrency=None context=None"#,
+    );
+}
+
+#[test]
+fn step_budget() {
+    check(
+        "vllm serve Qwen3-8B --max-num-batched-tokens 16384 --max-num-seqs 32",
+        r#"{"engine":"vllm","max_num_seqs":32,"max_num_batched_tokens":16384} concurrency=None context=None"#,
+    );
+}
