@@ -78,8 +78,13 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         return (Intent::Help, a.clone(), false);
     }
     // A model the catalog does not know and no size to go by: ask for it, never answer
-    // another question (a price list) as if it were this one.
-    if p.unknown_model.is_some() && !a.has_workload() && (p.topics.is_empty() || p.modifiers) {
+    // another question (a price list) as if it were this one. Cards set against each other
+    // are still compared ("3090 vs 4090 vs A100, mostly stable diffusion stuff").
+    if p.unknown_model.is_some()
+        && !a.has_workload()
+        && (p.topics.is_empty() || p.modifiers)
+        && a.gpus.len() < 2
+    {
         return (Intent::Unknown, a.clone(), false);
     }
     if only_reply_lang(p) {
@@ -154,11 +159,13 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
 
 /// A question with a workload: a named card with a can-it cue, or asked as a question
 /// without a what-to-rent cue ("4090 跑 70B？"), is a feasibility question; so is a
-/// workload on cards the customer counted ("Qwen2.5-72B 用 2 张 A100 80G"). Anything else
-/// is a recommendation (within the budget, on the card, when given).
+/// workload on cards the customer counted ("Qwen2.5-72B 用 2 张 A100 80G"), unless it asks
+/// the price. Anything else is a recommendation (within the budget, on the card, when given).
 fn workload_intent(p: &Parsed, a: &Asked) -> Intent {
-    let question =
-        p.cue(Cue::Feasibility) || (p.question || p.count_at_card) && !p.cue(Cue::Recommend);
+    // "只能上昇腾。要 LoRA 微调 GLM-4-9B，大概多少钱一个月？" asks a price: a recommendation on
+    // that card.
+    let question = p.cue(Cue::Feasibility)
+        || (p.question || p.count_at_card) && !p.cue(Cue::Recommend) && !p.cue(Cue::Price);
     if !a.gpus.is_empty() && question {
         Intent::Feasibility
     } else {

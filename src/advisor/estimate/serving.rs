@@ -208,9 +208,14 @@ pub fn request(w: &Workload, s: &ServingAsk) -> (u32, u32) {
 }
 
 /// KV bytes one card holds per token when the model is split over `tp` cards: K/V heads
-/// divide (each card keeps at least one), an MLA latent is held whole by every card.
-pub fn kv_per_card(w: &Workload, tp: u32) -> f64 {
-    let all = kv_bytes_per_token(w);
+/// divide (each card keeps at least one), an MLA latent is held whole by every card. The
+/// second copy some models' own code keeps (`kv_copies`, first-generation Qwen's remote
+/// code under HF transformers) is not in a serving engine's paged cache.
+pub fn kv_per_card(w: &Workload, tp: u32, engine: Engine) -> f64 {
+    let mut all = kv_bytes_per_token(w);
+    if engine != Engine::Transformers {
+        all /= w.arch.kv_copies.max(1.0);
+    }
     if kv_whole_on_every_card(w) {
         all
     } else {
@@ -309,7 +314,7 @@ pub fn serving(
     let tp = tp.max(1);
     let (input, output) = request(w, s);
     let mut max_len = model_len(w, model, s, engine);
-    let kv_card = kv_per_card(w, tp);
+    let kv_card = kv_per_card(w, tp, engine);
     // Summed over the cards (CONTRACT.md §2.1): a replicated head or latent counts on each.
     let kv_total = kv_card * tp as f64;
     let request_len = (input + output) as f64;

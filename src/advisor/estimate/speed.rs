@@ -282,7 +282,7 @@ pub fn decode_tokens_per_s(
         tp,
         linked: !gpu.link.is_empty(),
         weight_bytes: weight_bytes(w, p, None),
-        kv_per_card: kv_per_card(w, tp),
+        kv_per_card: kv_per_card(w, tp, Engine::Vllm),
         eager: false,
     };
     let ctx = w.context.max(2);

@@ -111,7 +111,8 @@ impl Entities {
                 continue;
             };
             blanked.replace_range(m.range(), &" ".repeat(m.len()));
-            if a.gpus.contains(id) {
+            // A card declined once stays declined ("别给我推 4090，我们之前用 4090 踩过坑").
+            if a.gpus.contains(id) || a.declined.contains(id) {
                 continue;
             }
             if lex.has_in(scan, Slot::NegationWord) && negated(lex, text, m.start()) {

@@ -3,6 +3,7 @@
 //! sets the engine (llama.cpp) and the weight format's real bits; a request size stated
 //! as input and output sets the context when the question gives none.
 
+use super::slots::negated;
 use crate::advisor::lexicon::{Lexicon, Scan, Slot};
 use crate::advisor::workload::{Asked, Engine, Precision};
 
@@ -51,8 +52,20 @@ pub fn serving(
     ]
     .iter()
     .filter_map(|&(slot, e)| num(slot, false).map(|f| (f.start, e)))
+    // A declined engine is not the one ("不用 vllm，就用 HF transformers").
+    .filter(|&(start, _)| !(lex.has_in(scan, Slot::NegationWord) && negated(lex, text, start)))
     .min_by_key(|&(start, _)| start)
     .map(|(_, e)| e);
+    // Ollama runs llama.cpp: a GGUF quant named before it ("Q4_K_M（用 ollama）") is
+    // Ollama's.
+    if s.engine == Some(Engine::LlamaCpp)
+        && lex.find_in(scan, Slot::EngineOllama, text, false).is_some()
+        && lex
+            .find_in(scan, Slot::EngineLlamaCpp, text, false)
+            .is_some_and(|f| !text[f.start..f.end].contains("llama"))
+    {
+        s.engine = Some(Engine::Ollama);
+    }
     s.gguf_bits = num(Slot::Gguf, false).and_then(|f| {
         GGUF_BITS
             .iter()

@@ -215,3 +215,41 @@ fn machines_and_durations() {
         "lang=en model=qwen2.5-7b task=inference months=3",
     );
 }
+
+/// The engine of a question, as the parser reads it.
+fn engine(question: &str) -> Option<crate::advisor::workload::Engine> {
+    advisor()
+        .parser
+        .parse(question, advisor().catalog.billing.usd_cny)
+        .asked
+        .serving
+        .engine
+}
+
+#[test]
+fn a_declined_engine_is_not_the_engine() {
+    use crate::advisor::workload::Engine;
+    assert_eq!(
+        engine("不用 vllm，就用 HF transformers 直接 generate 跑 Qwen-7B-Chat"),
+        Some(Engine::Transformers)
+    );
+    assert_eq!(
+        engine("no vLLM, plain transformers for Llama-3.1-8B"),
+        Some(Engine::Transformers)
+    );
+    assert_eq!(engine("用 vLLM 部署，不用 ollama"), Some(Engine::Vllm));
+    // Ollama runs llama.cpp: a GGUF quant named before it is Ollama's.
+    assert_eq!(
+        engine("3090 跑 Qwen2.5-14B 的 Q4_K_M（用 ollama）够吗"),
+        Some(Engine::Ollama)
+    );
+    assert_eq!(engine("llama.cpp 跑 Q4_K_M"), Some(Engine::LlamaCpp));
+}
+
+#[test]
+fn a_card_declined_once_stays_declined() {
+    check(
+        "Llama-3.1-70B 推理，别给我推 4090，我们之前用 4090 踩过坑",
+        "lang=zh model=llama-3.1-70b task=inference",
+    );
+}

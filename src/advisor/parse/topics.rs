@@ -33,8 +33,8 @@ pub const MARGIN: f64 = 1.05;
 pub const MIN_MATCH: f64 = 1.5;
 /// Below the threshold, the nearest topics are named when the best covers this share:
 /// above what the not-understood questions of tests/corpus reach ("你们老板电话多少" 0.13,
-/// "明天公司团建去哪" 0.15), below a near miss such as "能不能先试用几天再决定付不付钱"
-/// (0.19, billing and slices).
+/// "明天公司团建去哪" 0.15), below a near miss such as "先试用两天，满意了再付钱可以吗"
+/// (billing and slices).
 pub const NEAR: f64 = 0.16;
 
 /// Whether the example questions may route a question: only one that states no workload
@@ -569,15 +569,19 @@ mod tests {
     fn below_the_threshold_the_nearest_topics_are_named() {
         let a = advisor();
         let t = Triggers::new(&a.catalog);
-        for q in [
-            "能不能先试用几天再决定付不付钱",
-            "先试用两天，满意了再付钱可以吗",
-        ] {
-            let r = t.route(&a.parser.lexicon().normalise(q), true);
-            assert!(r.topics.is_empty(), "{q:?} {r:?}");
-            assert!((2..=3).contains(&r.near.len()), "{q:?} {r:?}");
-            assert!(r.near.iter().any(|n| n == "billing"), "{q:?} {r:?}");
-        }
+        // Renting for a few days to try is a billing question (its example).
+        let r = t.route(
+            &a.parser
+                .lexicon()
+                .normalise("能不能先试用几天再决定付不付钱"),
+            true,
+        );
+        assert_eq!(r.topics, ["billing"], "{r:?}");
+        let q = "先试用两天，满意了再付钱可以吗";
+        let r = t.route(&a.parser.lexicon().normalise(q), true);
+        assert!(r.topics.is_empty(), "{q:?} {r:?}");
+        assert!((2..=3).contains(&r.near.len()), "{q:?} {r:?}");
+        assert!(r.near.iter().any(|n| n == "billing"), "{q:?} {r:?}");
         // Nothing near: no topic is offered.
         let r = t.route(&a.parser.lexicon().normalise("明天公司团建去哪"), true);
         assert_eq!(r, Routed::default());

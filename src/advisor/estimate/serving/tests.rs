@@ -52,6 +52,23 @@ fn kv_bytes_follow_the_attention_layout() {
     );
 }
 
+#[test]
+fn a_serving_engine_pages_one_copy_of_the_kv() {
+    // Qwen-7B's config.json: 32 layers × 32 KV heads × 128 → 2 × 32 × 32 × 128 × 2 bytes
+    // = 524,288 B/token in vLLM's paged cache; its remote code under HF transformers
+    // concatenates a second copy while generating (DOMAIN.md §7, the measured tables).
+    let paged = on("qwen-7b", None, vllm(), "rtx4090", 1).kv_bytes_per_token;
+    assert_eq!(paged, 524_288.0);
+    let hf = ServingAsk {
+        engine: Some(Engine::Transformers),
+        ..ServingAsk::default()
+    };
+    assert_eq!(
+        on("qwen-7b", None, hf, "rtx4090", 1).kv_bytes_per_token,
+        2.0 * paged
+    );
+}
+
 /// vLLM of a named release (minor.patch of 0.x).
 fn vllm_release(r: f64) -> ServingAsk {
     ServingAsk {
