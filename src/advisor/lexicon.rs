@@ -16,7 +16,7 @@ mod fold;
 mod names;
 pub use fold::Fold;
 pub use names::{Cue, Name, Slot};
-use regex::{Regex, RegexBuilder};
+use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::Deserialize;
 use std::collections::HashMap;
 
@@ -151,6 +151,9 @@ impl Default for Lexicon {
 /// `RegexSet` of them all, whose overlapping search over these patterns is slow.
 #[derive(Debug)]
 pub struct NameSet {
+    /// Every entry as one alternation, all of them in one set: one pass over the text.
+    set: Option<RegexSet>,
+    /// The same, entry by entry (when the set does not build).
     entries: Vec<Vec<Regex>>,
 }
 
@@ -158,9 +161,14 @@ impl NameSet {
     /// The position (in the names given to [`Lexicon::set`]) of the first entry with a
     /// pattern that matches `text`.
     pub fn first(&self, text: &str) -> Option<usize> {
-        self.entries
-            .iter()
-            .position(|res| res.iter().any(|re| re.is_match(text)))
+        match &self.set {
+            // The set's matches come in pattern order: the first is the first entry.
+            Some(set) => set.matches(text).iter().next(),
+            None => self
+                .entries
+                .iter()
+                .position(|res| res.iter().any(|re| re.is_match(text))),
+        }
     }
 }
 
@@ -407,21 +415,32 @@ impl Lexicon {
     /// [`NameSet::first`] gives the position in `names` of the first entry that matches.
     pub fn set<N: Name>(&self, names: &[N]) -> NameSet {
         // Each entry's patterns as one alternation (already checked one by one at load).
+        let joined: Vec<String> = names
+            .iter()
+            .map(|&n| {
+                self.entry(n)
+                    .patterns
+                    .iter()
+                    .map(|re| format!("(?:{})", re.as_str()))
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect();
         NameSet {
+            set: RegexSetBuilder::new(&joined)
+                .size_limit(1 << 24)
+                .dfa_size_limit(1 << 24)
+                .build()
+                .ok(),
             entries: names
                 .iter()
-                .map(|&n| {
-                    let patterns = &self.entry(n).patterns;
-                    let joined = patterns
-                        .iter()
-                        .map(|re| format!("(?:{})", re.as_str()))
-                        .collect::<Vec<_>>()
-                        .join("|");
-                    match RegexBuilder::new(&joined).size_limit(1 << 22).build() {
+                .zip(&joined)
+                .map(
+                    |(&n, joined)| match RegexBuilder::new(joined).size_limit(1 << 22).build() {
                         Ok(re) => vec![re],
-                        Err(_) => patterns.clone(),
-                    }
-                })
+                        Err(_) => self.entry(n).patterns.clone(),
+                    },
+                )
                 .collect(),
         }
     }

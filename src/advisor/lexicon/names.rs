@@ -156,7 +156,6 @@ names! {
         ChangeBare = "change.bare",
         QuantityRange = "quantity.range",
         Quantity = "quantity",
-        QuantityApprox = "quantity.approx",
         QuantitySpeed = "quantity.speed",
         QuantityLatencyMs = "quantity.latency_ms",
         QuantityLatency = "quantity.latency",

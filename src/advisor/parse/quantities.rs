@@ -1,15 +1,15 @@
 //! Every number of the question as a typed quantity: where it is, its value (the upper
-//! end of a range: "五六千", "3-5k", "between 2 and 3 thousand"), whether it was hedged
-//! ("左右", "出头", "around") and its kind, read from the unit after it and the cue words
-//! before it ("# 元", "预算 #", "# 人同时在线", "日活 #", "QPS #", "# 个月", "首字 # 秒").
+//! end of a range: "五六千", "3-5k", "between 2 and 3 thousand") and its kind, read
+//! from the unit after it and the cue words before it ("# 元", "预算 #", "# 人同时在线", "日活 #", "QPS #", "# 个月", "首字 # 秒").
 //!
-//! The numbers, ranges, hedges and kinds are the `quantity*` entries of
+//! The numbers, ranges and kinds are the `quantity*` entries of
 //! `intents/slots.toml`: each kind's patterns are matched against the words around the
 //! number with the number itself written `#`, all kinds in one set. Slots take their
 //! numbers from their own patterns first (`slots.rs`, `serving.rs`); a quantity none of
 //! them claimed is then assigned by its kind, so each number ends in at most one slot.
 
 use crate::advisor::lexicon::{Lexicon, NameSet, Scan, Slot};
+use std::cell::OnceCell;
 use std::ops::Range;
 
 /// What a number counts, from its unit and the cue words next to it.
@@ -64,30 +64,39 @@ const KINDS: &[(Slot, Kind)] = &[
 /// Bytes of text either side of a number that its kind is read from.
 const WINDOW: usize = 30;
 
-/// One number of the question.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Quantity {
+/// One number of the question. Its kind is read when first asked for: most numbers
+/// (a model's size, a count a slot's own pattern read) never need it.
+pub struct Quantity<'a> {
     /// Where the number (both ends of a range) is in the normalised question.
     pub span: Range<usize>,
     /// The value; a range's upper end.
     pub value: f64,
     /// A range's lower end.
     pub low: Option<f64>,
-    pub kind: Kind,
-    /// Hedged: "左右", "出头", "大概", "around".
-    pub approx: bool,
+    /// The words around the number, the number written `#`.
+    context: String,
+    tables: &'a Quantities,
+    kind: OnceCell<Kind>,
 }
 
-impl Quantity {
+impl Quantity<'_> {
     pub fn overlaps(&self, start: usize, end: usize) -> bool {
         self.span.start < end && start < self.span.end
+    }
+
+    pub fn kind(&self) -> Kind {
+        *self.kind.get_or_init(|| {
+            self.tables
+                .kinds
+                .first(&self.context)
+                .map_or(Kind::Plain, |i| KINDS[i].1)
+        })
     }
 }
 
 /// The kind tables, compiled once.
 pub struct Quantities {
     kinds: NameSet,
-    approx: NameSet,
 }
 
 impl Quantities {
@@ -95,13 +104,12 @@ impl Quantities {
         let names: Vec<Slot> = KINDS.iter().map(|(s, _)| *s).collect();
         Quantities {
             kinds: lex.set(&names),
-            approx: lex.set(&[Slot::QuantityApprox]),
         }
     }
 
     /// Every number of `text` (ranges first, then single numbers that no range holds),
     /// in the order they are written. `k_binary` reads `k` as 1024 (token counts).
-    pub fn read(&self, lex: &Lexicon, scan: &Scan, text: &str) -> Vec<Quantity> {
+    pub fn read(&self, lex: &Lexicon, scan: &Scan, text: &str) -> Vec<Quantity<'_>> {
         let mut found = lex.all_in(scan, Slot::QuantityRange, text, false);
         let singles = lex.all_in(scan, Slot::Quantity, text, false);
         let singles: Vec<_> = singles
@@ -110,25 +118,21 @@ impl Quantities {
             .collect();
         found.extend(singles);
         found.sort_by_key(|f| f.num.0);
-        let mut context = String::with_capacity(2 * WINDOW + 8);
         found
             .into_iter()
             .map(|f| {
                 let (start, end) = f.num;
-                context.clear();
+                let mut context = String::with_capacity(2 * WINDOW + 8);
                 context.push_str(&text[floor(text, start.saturating_sub(WINDOW))..start]);
                 context.push('#');
                 context.push_str(&text[end..ceil(text, end + WINDOW)]);
-                let kind = self
-                    .kinds
-                    .first(&context)
-                    .map_or(Kind::Plain, |i| KINDS[i].1);
                 Quantity {
                     span: start..end,
                     value: f.value,
                     low: f.low,
-                    kind,
-                    approx: self.approx.first(&context).is_some(),
+                    context,
+                    tables: self,
+                    kind: OnceCell::new(),
                 }
             })
             .collect()
@@ -155,7 +159,7 @@ mod tests {
     use super::*;
     use crate::advisor::fixtures::lexicon;
 
-    /// The quantities of `input`, one per word: "value[~][<low>]:kind".
+    /// The quantities of `input`, one per word: "[<low>-]value:kind".
     fn check(input: &str, expected: &str) {
         let lex = lexicon();
         let text = lex.normalise(input);
@@ -168,10 +172,7 @@ mod tests {
                 if let Some(l) = q.low {
                     s = format!("{l}-{s}");
                 }
-                if q.approx {
-                    s.push('~');
-                }
-                format!("{s}:{:?}", q.kind).to_lowercase()
+                format!("{s}:{:?}", q.kind()).to_lowercase()
             })
             .collect();
         assert_eq!(got.join(" "), expected, "{input:?}");
@@ -180,14 +181,14 @@ mod tests {
     #[test]
     fn ranges_take_the_upper_end_in_one_unit() {
         check("五六千一个月", "5000-6000:money 1:months");
-        check("每月 3-5k 左右", "3000-5000~:money");
+        check("每月 3-5k 左右", "3000-5000:money");
         check("between 2 and 3 thousand yuan a month", "2000-3000:money");
         check("一年 6 到 8 万", "1:years 60000-80000:money");
     }
 
     #[test]
     fn kinds_from_units_and_cues() {
-        check("QPS 大概 2，每次回答 500 token", "2~:qps 500:tokens");
+        check("QPS 大概 2，每次回答 500 token", "2:qps 500:tokens");
         check("日活 3000 人", "3000:dailyusers");
         check("30 人同时在线", "30:concurrency");
         check("两台 H100", "2:machines");
@@ -198,6 +199,6 @@ mod tests {
         check("每秒 30 个字", "30:speed");
         check("租三个月", "3:months");
         check("预算 8000", "8000:money");
-        check("三千出头", "3000~:money");
+        check("三千出头", "3000:money");
     }
 }

@@ -164,7 +164,7 @@ pub fn numbers(
             !quantities.iter().any(|q| {
                 q.overlaps(f.num.0, f.num.1)
                     && matches!(
-                        q.kind,
+                        q.kind(),
                         Kind::Qps | Kind::DailyUsers | Kind::Speed | Kind::Money
                     )
             })
@@ -261,7 +261,7 @@ pub fn by_kind(quantities: &[Quantity], claimed: &[(usize, usize)], a: &mut Aske
     for q in free {
         let v = q.value;
         let s = &mut a.serving;
-        match q.kind {
+        match q.kind() {
             Kind::Concurrency if a.concurrency.is_none() && (1.0..=1e6).contains(&v) => {
                 a.concurrency = Some(v as u32);
             }
@@ -339,7 +339,7 @@ fn money(
     let cny = lex.all_in(scan, Slot::BudgetAmount, text, false);
     let typed = quantities
         .iter()
-        .filter(|q| q.kind == Kind::Money)
+        .filter(|q| q.kind() == Kind::Money)
         .map(|q| Found {
             value: q.value,
             start: q.span.start,
@@ -357,7 +357,7 @@ fn money(
         // money, whatever pattern read it.
         .filter(|(f, _)| {
             !quantities.iter().any(|q| {
-                q.overlaps(f.num.0, f.num.1) && !matches!(q.kind, Kind::Money | Kind::Plain)
+                q.overlaps(f.num.0, f.num.1) && !matches!(q.kind(), Kind::Money | Kind::Plain)
             })
         })
         .map(|(f, rate)| {
