@@ -29,8 +29,8 @@ use memory_wish::MemoryWish;
 use models::Models;
 use quantities::Quantities;
 use std::borrow::Cow;
-pub use topics::LooCase;
 use topics::Triggers;
+pub use topics::{diagnosis_applies, LooCase};
 
 /// Questions longer than this many bytes are cut (at a char boundary) before parsing:
 /// chat questions are short, and the cap bounds the work per message.
@@ -298,7 +298,7 @@ impl Parser {
         if !p.asked.has_workload() && p.asked.task.is_none() {
             p.reply_lang = change::reply_lang(lex, &scan);
         }
-        let open = topics::examples_apply(&p);
+        let open = topics::examples_apply(&p) || topics::diagnosis_applies(&p);
         let routed = self.triggers.route(&text, open);
         p.topics = routed.topics;
         p.near_topics = routed.near;

@@ -41,6 +41,7 @@ names! {
         Slice = "slice",
         Domestic = "domestic",
         Offtopic = "offtopic",
+        Diagnostic = "diagnostic",
         ReplyEn = "reply.en",
         ReplyZh = "reply.zh",
     }

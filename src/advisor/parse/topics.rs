@@ -62,6 +62,27 @@ pub fn examples_apply(p: &Parsed) -> bool {
         && a.changed_to.is_none()
 }
 
+/// Whether a question with a workload is about something the customer sees ("vllm 一启动
+/// 显存就被占了 90% 多，模型才 14B，这正常吗"): a diagnostic cue, no card, no budget and no
+/// cue of another question (what to rent, can it run, the price, a comparison). The
+/// examples then route it like a question with no workload, and an FAQ it reaches is the
+/// answer (`intent.rs`).
+pub fn diagnosis_applies(p: &Parsed) -> bool {
+    let a = &p.asked;
+    p.cue(Cue::Diagnostic)
+        && a.gpus.is_empty()
+        && a.budget_cny.is_none()
+        && ![
+            Cue::Recommend,
+            Cue::Feasibility,
+            Cue::Price,
+            Cue::Compare,
+            Cue::Budget,
+        ]
+        .iter()
+        .any(|&c| p.cue(c))
+}
+
 /// The catalog's topic triggers and examples, compiled.
 pub struct Triggers {
     /// Every topic trigger in one automaton; `trigger_topic[i]` is pattern i's topic.
