@@ -132,8 +132,8 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     if compare {
         return (Intent::Compare, a.clone(), false);
     }
-    // A workload as the background of a diagnostic question the FAQ answers.
-    if has_workload && !p.topics.is_empty() && crate::advisor::parse::diagnosis_applies(p) {
+    // A workload as the background of a question the FAQ answers (a diagnosis, the disk).
+    if has_workload && !p.topics.is_empty() && p.background {
         return (Intent::Faq, a.clone(), false);
     }
     if has_workload {

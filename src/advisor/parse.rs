@@ -29,8 +29,8 @@ use memory_wish::MemoryWish;
 use models::Models;
 use quantities::Quantities;
 use std::borrow::Cow;
+pub use topics::LooCase;
 use topics::Triggers;
-pub use topics::{diagnosis_applies, LooCase};
 
 /// Questions longer than this many bytes are cut (at a char boundary) before parsing:
 /// chat questions are short, and the cap bounds the work per message.
@@ -87,6 +87,9 @@ pub struct Parsed {
     pub unknown_model: Option<String>,
     /// The language the customer asks the replies in ("换成英文回答", "answer in English").
     pub reply_lang: Option<Lang>,
+    /// The workload is the background of another question (a diagnosis, the disk): an
+    /// FAQ the examples reach answers it (`topics::workload_is_background`).
+    pub background: bool,
     /// The lower end of a budget stated as a range ("五六千", "3-5k 一个月"), CNY a
     /// month; the budget is the upper end, and the reply says so.
     pub budget_low: Option<f64>,
@@ -298,7 +301,8 @@ impl Parser {
         if !p.asked.has_workload() && p.asked.task.is_none() {
             p.reply_lang = change::reply_lang(lex, &scan);
         }
-        let open = topics::examples_apply(&p) || topics::diagnosis_applies(&p);
+        p.background = topics::workload_is_background(&p, &text);
+        let open = topics::examples_apply(&p) || p.background;
         let routed = self.triggers.route(&text, open);
         p.topics = routed.topics;
         p.near_topics = routed.near;

@@ -154,6 +154,9 @@ pub struct Asked {
     /// A number with only a change verb ("降到 3000 呢"): see [`Asked::over`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_to: Option<f64>,
+    /// The same number read as a token count (`k` = 1024), for a context it changes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_to_tokens: Option<f64>,
     /// Engine, request size, load and latency targets (DOMAIN.md §8).
     #[serde(skip_serializing_if = "ServingAsk::is_default")]
     pub serving: ServingAsk,
@@ -252,12 +255,14 @@ impl Asked {
             } else if prev.concurrency.is_some() {
                 m.concurrency = Some(v.round().clamp(1.0, 1e6) as u32);
             } else if prev.context.is_some() {
+                let v = self.changed_to_tokens.unwrap_or(v);
                 m.context = Some(v.round().clamp(1.0, 1e8) as u32);
             }
         }
         m.budget_change = None;
         m.concurrency_change = None;
         m.changed_to = None;
+        m.changed_to_tokens = None;
         // "batch 改成 8" alone, of a service, is its batch of concurrent requests, as in a
         // question of its own that says it serves (parse.rs); of a training job, its
         // micro-batch.

@@ -42,6 +42,7 @@ names! {
         Domestic = "domestic",
         Offtopic = "offtopic",
         Diagnostic = "diagnostic",
+        StorageAsk = "storage.ask",
         ReplyEn = "reply.en",
         ReplyZh = "reply.zh",
     }

@@ -36,6 +36,11 @@ pub fn relative(
         .filter(|d| d.abs() >= 1.0 && d.abs() <= 1e6)
         .map(|d| d as i64);
     a.changed_to = take(Slot::ChangeBare, 1.0).filter(|v| *v >= 1.0 && *v <= 1e9);
+    if a.changed_to.is_some() {
+        a.changed_to_tokens = lex
+            .find_in(scan, Slot::ChangeBare, text, true)
+            .map(|f| f.value);
+    }
     spans
 }
 

@@ -62,7 +62,7 @@ const KINDS: &[(Slot, Kind)] = &[
 ];
 
 /// Bytes of text either side of a number that its kind is read from.
-const WINDOW: usize = 30;
+const WINDOW: usize = 40;
 
 /// One number of the question. Its kind is read when first asked for: most numbers
 /// (a model's size, a count a slot's own pattern read) never need it.

@@ -253,3 +253,22 @@ fn a_card_declined_once_stays_declined() {
         "lang=zh model=llama-3.1-70b task=inference",
     );
 }
+
+#[test]
+fn idioms_and_short_forms_are_not_numbers_or_counts() {
+    // 万一 ("in case") is no amount; a numeral does not begin with 万 or 亿.
+    check(
+        "年付能便宜多少？签一年万一项目黄了咋办",
+        "lang=zh months=12 cues=price,annual topics=pitfall-annual-contract,billing",
+    );
+    // "a single-user chatbot" is no card count.
+    check(
+        "Gemma 2 27B, no quantization please, just a single-user chatbot",
+        "lang=en model=gemma-2-27b task=inference",
+    );
+    // LLaMA-Factory's cutoff is the sequence length; "qw2.5" is Qwen2.5.
+    check(
+        "单卡 4090 qlora qw2.5-14b 能跑吗 cutoff 1024",
+        "lang=zh gpus=rtx4090 count=1 model=qwen2.5-14b task=qlora context=1024 cues=feasibility",
+    );
+}

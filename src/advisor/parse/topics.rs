@@ -62,25 +62,31 @@ pub fn examples_apply(p: &Parsed) -> bool {
         && a.changed_to.is_none()
 }
 
-/// Whether a question with a workload is about something the customer sees ("vllm 一启动
-/// 显存就被占了 90% 多，模型才 14B，这正常吗"): a diagnostic cue, no card, no budget and no
-/// cue of another question (what to rent, can it run, the price, a comparison). The
+/// Whether a question with a workload states it as the background of another question:
+/// something the customer sees ("vllm 一启动显存就被占了 90% 多，模型才 14B，这正常吗": a
+/// diagnostic cue and no cue of another question: what to rent, can it run, the price, a
+/// comparison), or the disk it needs ("How much disk do I need for a few 70B
+/// checkpoints?": its "how much" and "need" are the disk's, so only a question that
+/// speaks of no card at all, `text` normalised). Neither with a card or a budget. The
 /// examples then route it like a question with no workload, and an FAQ it reaches is the
 /// answer (`intent.rs`).
-pub fn diagnosis_applies(p: &Parsed) -> bool {
+pub fn workload_is_background(p: &Parsed, text: &str) -> bool {
     let a = &p.asked;
-    p.cue(Cue::Diagnostic)
-        && a.gpus.is_empty()
-        && a.budget_cny.is_none()
-        && ![
+    let other = |cues: &[Cue]| cues.iter().any(|&c| p.cue(c));
+    let diagnostic = p.cue(Cue::Diagnostic)
+        && !other(&[
             Cue::Recommend,
             Cue::Feasibility,
             Cue::Price,
             Cue::Compare,
             Cue::Budget,
-        ]
-        .iter()
-        .any(|&c| p.cue(c))
+        ]);
+    let disk = p.cue(Cue::StorageAsk)
+        && !other(&[Cue::Feasibility, Cue::Compare, Cue::Budget])
+        && !["卡", "gpu", "card", "显存", "vram"]
+            .iter()
+            .any(|w| text.contains(w));
+    (diagnostic || disk) && a.gpus.is_empty() && a.budget_cny.is_none()
 }
 
 /// The catalog's topic triggers and examples, compiled.
