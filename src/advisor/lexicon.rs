@@ -146,26 +146,24 @@ impl Default for Lexicon {
     }
 }
 
-/// Several entries' patterns, in order (from [`Lexicon::set`]). Tried one by one and
-/// stopped at the first match: on a short text that is much cheaper than one
-/// `RegexSet` of them all, whose overlapping search over these patterns is slow.
+/// Several entries' patterns, in order (from [`Lexicon::set`]): each entry one
+/// alternation, all of them in one `RegexSet`, so a text is read once (measured against
+/// trying the entries one by one: BENCHMARKS.md, "The parts together").
 #[derive(Debug)]
-pub struct NameSet {
-    /// Every entry as one alternation, all of them in one set: one pass over the text.
-    set: Option<RegexSet>,
-    /// The same, entry by entry (when the set does not build).
-    entries: Vec<Vec<Regex>>,
+pub enum NameSet {
+    Set(RegexSet),
+    /// Entry by entry, when the set does not build within its size limits.
+    Entries(Vec<Vec<Regex>>),
 }
 
 impl NameSet {
     /// The position (in the names given to [`Lexicon::set`]) of the first entry with a
     /// pattern that matches `text`.
     pub fn first(&self, text: &str) -> Option<usize> {
-        match &self.set {
+        match self {
             // The set's matches come in pattern order: the first is the first entry.
-            Some(set) => set.matches(text).iter().next(),
-            None => self
-                .entries
+            NameSet::Set(set) => set.matches(text).iter().next(),
+            NameSet::Entries(entries) => entries
                 .iter()
                 .position(|res| res.iter().any(|re| re.is_match(text))),
         }
@@ -426,22 +424,24 @@ impl Lexicon {
                     .join("|")
             })
             .collect();
-        NameSet {
-            set: RegexSetBuilder::new(&joined)
-                .size_limit(1 << 24)
-                .dfa_size_limit(1 << 24)
-                .build()
-                .ok(),
-            entries: names
-                .iter()
-                .zip(&joined)
-                .map(
-                    |(&n, joined)| match RegexBuilder::new(joined).size_limit(1 << 22).build() {
-                        Ok(re) => vec![re],
-                        Err(_) => self.entry(n).patterns.clone(),
-                    },
-                )
-                .collect(),
+        match RegexSetBuilder::new(&joined)
+            .size_limit(1 << 24)
+            .dfa_size_limit(1 << 24)
+            .build()
+        {
+            Ok(set) => NameSet::Set(set),
+            Err(_) => NameSet::Entries(
+                names
+                    .iter()
+                    .zip(&joined)
+                    .map(|(&n, joined)| {
+                        match RegexBuilder::new(joined).size_limit(1 << 22).build() {
+                            Ok(re) => vec![re],
+                            Err(_) => self.entry(n).patterns.clone(),
+                        }
+                    })
+                    .collect(),
+            ),
         }
     }
 

@@ -301,7 +301,7 @@ impl Parser {
         if !p.asked.has_workload() && p.asked.task.is_none() {
             p.reply_lang = change::reply_lang(lex, &scan);
         }
-        p.background = topics::workload_is_background(&p, &text);
+        p.background = topics::workload_is_background(&p, lex.has_in(&scan, Slot::CardWord));
         let open = topics::examples_apply(&p) || p.background;
         let routed = self.triggers.route(&text, open);
         p.topics = routed.topics;

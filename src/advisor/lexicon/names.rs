@@ -93,6 +93,7 @@ names! {
         CardCountAfter = "card_count.after",
         CardCountFallback = "card_count.fallback",
         NegationWord = "negation.word",
+        CardWord = "card.word",
         Negation = "negation",
         ModelDistill = "model.distill",
         EngineVllm = "serving.engine.vllm",

@@ -4,7 +4,7 @@
 //! as input and output sets the context when the question gives none.
 
 use super::slots::negated;
-use crate::advisor::lexicon::{Lexicon, Scan, Slot};
+use crate::advisor::lexicon::{Found, Lexicon, Scan, Slot};
 use crate::advisor::workload::{Asked, Engine, Precision};
 
 /// Bits per weight of GGUF quants by the digit of their name, for the K-quant "M" mix
@@ -41,8 +41,10 @@ pub fn serving(
         }
         f
     };
-    // The engine named first wins ("NIM (TensorRT-LLM)", "transformers + AutoGPTQ").
-    s.engine = [
+    // The engine named first wins ("NIM (TensorRT-LLM)", "transformers + AutoGPTQ"),
+    // unless declined ("不用 vllm，就用 HF transformers").
+    let negation = lex.has_in(scan, Slot::NegationWord);
+    let named: Vec<(Found, Engine)> = [
         (Slot::EngineVllm, Engine::Vllm),
         (Slot::EngineSglang, Engine::Sglang),
         (Slot::EngineTrtLlm, Engine::TrtLlm),
@@ -51,18 +53,18 @@ pub fn serving(
         (Slot::EngineOllama, Engine::Ollama),
     ]
     .iter()
-    .filter_map(|&(slot, e)| num(slot, false).map(|f| (f.start, e)))
-    // A declined engine is not the one ("不用 vllm，就用 HF transformers").
-    .filter(|&(start, _)| !(lex.has_in(scan, Slot::NegationWord) && negated(lex, text, start)))
-    .min_by_key(|&(start, _)| start)
-    .map(|(_, e)| e);
+    .filter_map(|&(slot, e)| num(slot, false).map(|f| (f, e)))
+    .filter(|(f, _)| !(negation && negated(lex, text, f.start)))
+    .collect();
+    s.engine = named.iter().min_by_key(|(f, _)| f.start).map(|&(_, e)| e);
     // Ollama runs llama.cpp: a GGUF quant named before it ("Q4_K_M（用 ollama）") is
     // Ollama's.
+    let quant_only = |(f, e): &(Found, Engine)| {
+        *e == Engine::LlamaCpp && !text[f.start..f.end].contains("llama")
+    };
     if s.engine == Some(Engine::LlamaCpp)
-        && lex.find_in(scan, Slot::EngineOllama, text, false).is_some()
-        && lex
-            .find_in(scan, Slot::EngineLlamaCpp, text, false)
-            .is_some_and(|f| !text[f.start..f.end].contains("llama"))
+        && named.iter().any(quant_only)
+        && named.iter().any(|(_, e)| *e == Engine::Ollama)
     {
         s.engine = Some(Engine::Ollama);
     }

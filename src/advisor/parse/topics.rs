@@ -66,11 +66,11 @@ pub fn examples_apply(p: &Parsed) -> bool {
 /// something the customer sees ("vllm 一启动显存就被占了 90% 多，模型才 14B，这正常吗": a
 /// diagnostic cue and no cue of another question: what to rent, can it run, the price, a
 /// comparison), or the disk it needs ("How much disk do I need for a few 70B
-/// checkpoints?": its "how much" and "need" are the disk's, so only a question that
-/// speaks of no card at all, `text` normalised). Neither with a card or a budget. The
+/// checkpoints?": its "how much" and "need" are the disk's, so only a question with no
+/// word for the cards at all, `card_word`: the `card.word` slot). Neither with a card or a budget. The
 /// examples then route it like a question with no workload, and an FAQ it reaches is the
 /// answer (`intent.rs`).
-pub fn workload_is_background(p: &Parsed, text: &str) -> bool {
+pub fn workload_is_background(p: &Parsed, card_word: bool) -> bool {
     let a = &p.asked;
     let other = |cues: &[Cue]| cues.iter().any(|&c| p.cue(c));
     let diagnostic = p.cue(Cue::Diagnostic)
@@ -82,10 +82,8 @@ pub fn workload_is_background(p: &Parsed, text: &str) -> bool {
             Cue::Budget,
         ]);
     let disk = p.cue(Cue::StorageAsk)
-        && !other(&[Cue::Feasibility, Cue::Compare, Cue::Budget])
-        && !["卡", "gpu", "card", "显存", "vram"]
-            .iter()
-            .any(|w| text.contains(w));
+        && !card_word
+        && !other(&[Cue::Feasibility, Cue::Compare, Cue::Budget]);
     (diagnostic || disk) && a.gpus.is_empty() && a.budget_cny.is_none()
 }
 
