@@ -1,5 +1,6 @@
 //! The core pipeline (parse + estimate + recommend + render) per question, over the
-//! development corpus's questions, and start-up (load + validate + compile).
+//! development corpus's questions, the parser alone and its scan, and start-up (load +
+//! validate + compile).
 //! `cargo bench --bench pipeline`; results in BENCHMARKS.md.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
@@ -43,6 +44,26 @@ fn pipeline(c: &mut Criterion) {
             let q = &qs[i % qs.len()];
             i += 1;
             black_box(advisor.answer(black_box(q), &state))
+        })
+    });
+    // The parser alone, and its one pass of every pattern over the question.
+    let usd_cny = advisor.catalog.billing.usd_cny;
+    c.bench_function("parse (whole dev corpus, per question)", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            let q = &qs[i % qs.len()];
+            i += 1;
+            black_box(advisor.parser.parse(black_box(q), usd_cny))
+        })
+    });
+    let lex = advisor.parser.lexicon();
+    let normalised: Vec<String> = qs.iter().map(|q| lex.normalise(q)).collect();
+    c.bench_function("scan (whole dev corpus, per question)", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            let q = &normalised[i % normalised.len()];
+            i += 1;
+            black_box(lex.scan(black_box(q)))
         })
     });
     // Per-question latency distribution over the corpus (median and p99).

@@ -4,8 +4,10 @@
 //! Compiled once; folding twice changes nothing (checked at load).
 
 use super::Problem;
+use crate::advisor::lexicon::Names;
 use serde::Deserialize;
-use std::collections::HashMap;
+/// Tables built once from the catalog and intents/, read per question: FxHash (`Names`).
+type HashMap<K, V> = std::collections::HashMap<K, V, Names>;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -47,7 +49,7 @@ pub struct Fold {
 impl Default for Fold {
     fn default() -> Fold {
         Fold {
-            chars: HashMap::new(),
+            chars: HashMap::default(),
             tail_digit: regex::Regex::new(TAIL_DIGIT).expect("a fixed pattern"),
             period_one: regex::Regex::new(PERIOD_ONE).expect("a fixed pattern"),
             words: None,

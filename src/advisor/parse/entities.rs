@@ -5,10 +5,12 @@
 
 use super::slots::negated;
 use crate::advisor::catalog::{normalize_alias, Catalog, Unit};
+use crate::advisor::lexicon::Names;
 use crate::advisor::lexicon::{Lexicon, Scan, Slot};
 use crate::advisor::workload::Asked;
 use regex::Regex;
-use std::collections::HashMap;
+/// Tables built once from the catalog and intents/, read per question: FxHash (`Names`).
+type HashMap<K, V> = std::collections::HashMap<K, V, Names>;
 
 /// The catalog's card and model names, compiled.
 pub struct Entities {
@@ -33,7 +35,7 @@ pub struct CardFacts {
 
 impl Entities {
     pub fn new(cat: &Catalog) -> Entities {
-        let mut gpu_by_alias = HashMap::new();
+        let mut gpu_by_alias = HashMap::default();
         let mut alts: Vec<String> = Vec::new();
         for g in &cat.gpus {
             for a in g.aliases.iter().chain(std::iter::once(&g.id)) {

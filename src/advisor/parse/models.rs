@@ -6,9 +6,11 @@
 //! "Yi-34B 4bit" keeps its name. Compiled once from the catalog.
 
 use crate::advisor::catalog::{normalize_alias, Catalog};
+use crate::advisor::lexicon::Names;
 use crate::advisor::lexicon::{Lexicon, Scan, Slot};
 use regex::Regex;
-use std::collections::HashMap;
+/// Tables built once from the catalog and intents/, read per question: FxHash (`Names`).
+type HashMap<K, V> = std::collections::HashMap<K, V, Names>;
 
 /// A distilled catalog model by its parts.
 struct Distilled {
@@ -30,7 +32,7 @@ pub struct Models {
 
 impl Models {
     pub fn new(cat: &Catalog) -> Models {
-        let mut by_alias = HashMap::new();
+        let mut by_alias = HashMap::default();
         let mut alts: Vec<String> = Vec::new();
         let mut distilled = Vec::new();
         for m in &cat.models {

@@ -16,7 +16,9 @@
 use super::Parsed;
 use crate::advisor::catalog::Catalog;
 use crate::advisor::lexicon::Cue;
-use std::collections::HashMap;
+use crate::advisor::lexicon::Names;
+/// Tables built once from the catalog and intents/, read per question: FxHash (`Names`).
+type HashMap<K, V> = std::collections::HashMap<K, V, Names>;
 
 /// The share of a question's information a topic's examples must cover to answer it,
 /// and how far ahead of the next topic it must be (a tie is no answer). Calibrated on
@@ -119,7 +121,7 @@ impl Triggers {
     pub fn new(cat: &Catalog) -> Triggers {
         let mut patterns = Vec::new();
         let mut trigger_topic = Vec::new();
-        let mut synonyms = HashMap::new();
+        let mut synonyms = HashMap::default();
         for group in &cat.topic_synonyms {
             // The word's own gram: its bigram or stem, not one of its characters.
             let gram = |w: &String| {
@@ -142,10 +144,10 @@ impl Triggers {
                 .expect("empty automaton builds"),
             trigger_topic: Vec::new(),
             topic_ids: cat.topics.iter().map(|t| t.id.clone()).collect(),
-            grams: HashMap::new(),
+            grams: HashMap::default(),
             synonyms,
         };
-        let mut grams: HashMap<String, Vec<(usize, u32)>> = HashMap::new();
+        let mut grams: HashMap<String, Vec<(usize, u32)>> = HashMap::default();
         for (ti, t) in cat.topics.iter().enumerate() {
             for trig in &t.triggers {
                 patterns.push(trig.to_lowercase());
