@@ -355,7 +355,8 @@ pub fn normalize_alias(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
-            ' ' | '-' | '_' | '.' | '\u{3000}' => {}
+            // ':' is Ollama's tag separator ("gemma3:27b", "qwen2.5:7b").
+            ' ' | '-' | '_' | '.' | ':' | '\u{3000}' => {}
             // ASCII (most names) skips the case tables.
             c if c.is_ascii() => out.push(c.to_ascii_lowercase()),
             c => out.extend(c.to_lowercase()),

@@ -74,8 +74,19 @@ impl Models {
     }
 
     /// The model named in `text`: a distilled model by its parts, else the longest
-    /// catalog alias.
+    /// catalog alias, the first named; after a word for moving to another model, the
+    /// first named after it.
     pub fn model(&self, lex: &Lexicon, scan: &Scan, text: &str) -> Option<String> {
+        // The model the customer moves to, when one is named after a word for moving.
+        if let Some(f) = lex.find_in(scan, Slot::ModelSwitch, text, false) {
+            if let Some(id) = self.first_model(lex, scan, &text[f.end..]) {
+                return Some(id);
+            }
+        }
+        self.first_model(lex, scan, text)
+    }
+
+    fn first_model(&self, lex: &Lexicon, scan: &Scan, text: &str) -> Option<String> {
         if lex.has_in(scan, Slot::ModelDistill) {
             if let Some(id) = self.distilled(text) {
                 return Some(id);

@@ -200,5 +200,6 @@ mod tests {
         check("租三个月", "3:months");
         check("预算 8000", "8000:money");
         check("三千出头", "3000:money");
+        check("推理，5 个人用", "5:concurrency");
     }
 }

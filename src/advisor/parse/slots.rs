@@ -409,13 +409,17 @@ fn money(
     let value = f.value * rate;
     // The share of a range's upper end its lower end is ("五六千": 5/6).
     let low = f.low.map_or(1.0, |l| l / f.value);
+    // "for 3 months" counts its own months (a value of at least one).
     [
-        (Slot::PeriodMonth, 1.0),
-        (Slot::PeriodQuarter, 3.0),
-        (Slot::PeriodYear, 12.0),
+        (Slot::PeriodMonth, Some(1.0)),
+        (Slot::PeriodQuarter, Some(3.0)),
+        (Slot::PeriodYear, Some(12.0)),
+        (Slot::PeriodMonths, None),
     ]
     .into_iter()
-    .filter_map(|(slot, months)| period(slot).map(|(d, p)| (d, months, p)))
+    .filter_map(|(slot, months)| {
+        period(slot).map(|(d, p)| (d, months.unwrap_or(p.value.max(1.0)), p))
+    })
     .min_by(|a, b| a.0.cmp(&b.0))
     .map_or(Some((value, None, f.num, low)), |(_, months, p)| {
         Some((value / months, Some((p.start, p.end)), f.num, low))

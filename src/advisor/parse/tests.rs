@@ -272,3 +272,43 @@ fn idioms_and_short_forms_are_not_numbers_or_counts() {
         "lang=zh gpus=rtx4090 count=1 model=qwen2.5-14b task=qlora context=1024 cues=feasibility",
     );
 }
+
+#[test]
+fn the_model_moved_to_ollama_tags_and_totals_over_months() {
+    check(
+        "现在用两张3090跑 Qwen2.5-7B-Instruct，打算升级到 Qwen3-14B，上下文 16k",
+        "lang=zh gpus=rtx3090 count=2 model=qwen3-14b task=inference context=16384",
+    );
+    check(
+        "Ollama 跑 gemma3:27b（Q4_K_M）",
+        "lang=zh model=gemma-3-27b task=inference precision=int4 topics=framework",
+    );
+    check(
+        "We have $9k for Q3 to LoRA fine-tune Qwen2.5-32B",
+        "lang=en model=qwen2.5-32b task=lora budget=21600",
+    );
+    check(
+        "$3000 for 3 months, Qwen2.5-7B inference",
+        "lang=en model=qwen2.5-7b task=inference budget=7200 months=3",
+    );
+    check(
+        "ok and if we pay for a whole year upfront?",
+        "lang=en months=12 topics=billing",
+    );
+}
+
+#[test]
+fn people_using_it_and_a_number_after_a_comma() {
+    check(
+        "Qwen2.5-Coder-32B 推理，INT4，5 个人用",
+        "lang=zh model=qwen2.5-coder-32b task=inference precision=int4 concurrency=5",
+    );
+    check(
+        "~600 staff, realistically 60 of them using it at the same time. Model is Qwen3-14B",
+        "lang=en model=qwen3-14b concurrency=60",
+    );
+    check(
+        "H20 和 H100 跑推理到底差多少",
+        "lang=zh gpus=h20,h100-sxm task=inference cues=compare topics=pitfall-h100-for-inference",
+    );
+}
