@@ -166,6 +166,10 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
 /// workload on cards the customer counted ("Qwen2.5-72B 用 2 张 A100 80G"), unless it asks
 /// the price. Anything else is a recommendation (within the budget, on the card, when given).
 fn workload_intent(p: &Parsed, a: &Asked) -> Intent {
+    // "只考虑 A100 的机器，几张够？" asks how many of that card: a recommendation on it.
+    if p.cue(Cue::CountAsk) && a.gpu_count.is_none() {
+        return Intent::Recommend;
+    }
     // "只能上昇腾。要 LoRA 微调 GLM-4-9B，大概多少钱一个月？" asks a price: a recommendation on
     // that card.
     let question = p.cue(Cue::Feasibility)

@@ -175,7 +175,9 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
         Some(sv) => super::serving::render(ctx, &sv, ans),
         None => super::serving::attach(ctx, w, ans),
     }
-    let topics = contextual_topics(ctx, w, best.as_ref(), named);
+    // The pitfalls of a card hold for the card named and for the card kept to.
+    let kept = named.or(ctx.asked.gpu.as_deref());
+    let topics = contextual_topics(ctx, w, best.as_ref(), kept);
     add_topic_snippets(ctx, &topics, ans, 2);
 }
 

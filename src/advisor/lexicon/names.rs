@@ -34,6 +34,7 @@ names! {
         Price = "price",
         Budget = "budget",
         Recommend = "recommend",
+        CountAsk = "count.ask",
         Followup = "followup",
         Annual = "annual",
         Machine = "machine",

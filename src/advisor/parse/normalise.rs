@@ -37,8 +37,11 @@ pub fn lang(text: &str) -> Option<Lang> {
 
 /// Written as a question: ends with ? / 吗 / 呢 / 么.
 pub fn is_question(text: &str) -> bool {
-    text.trim_end_matches(['.', '。', '!', '！', ' '])
-        .ends_with(['?', '？', '吗', '呢', '么'])
+    // A question mark anywhere: "能行不？不量化那种" asks, then adds a condition.
+    text.contains(['?', '？'])
+        || text
+            .trim_end_matches(['.', '。', '!', '！', ' '])
+            .ends_with(['吗', '呢', '么'])
 }
 
 #[cfg(test)]

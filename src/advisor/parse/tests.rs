@@ -312,3 +312,23 @@ fn people_using_it_and_a_number_after_a_comma() {
         "lang=zh gpus=h20,h100-sxm task=inference cues=compare topics=pitfall-h100-for-inference",
     );
 }
+
+#[test]
+fn bytes_are_not_sizes_and_a_team_online_together_is_concurrency() {
+    check(
+        "数据集有 2TB 左右，硬盘够不够放？要不要另外加盘",
+        "lang=zh cues=feasibility,storage.ask topics=storage",
+    );
+    check(
+        "DeepSeek-R1-Distill-Qwen-32B 给 50 人的研发团队写代码用，大家基本同时在线，用 4090 要几张？",
+        "lang=zh gpus=rtx4090 model=deepseek-r1-distill-qwen-32b concurrency=50 cues=recommend,count.ask topics=concurrency",
+    );
+    check(
+        "千问2.5-72B 推理，int4，显卡只能用 4090",
+        "lang=zh gpus=rtx4090 model=qwen2.5-72b task=inference precision=int4",
+    );
+    check(
+        "我手上有张4090，跑 Llama-3.3-70B 能行不？不量化那种",
+        "lang=zh gpus=rtx4090 model=llama-3.3-70b task=inference cues=feasibility",
+    );
+}

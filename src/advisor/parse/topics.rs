@@ -98,6 +98,9 @@ pub struct Triggers {
     /// For each gram of any topic's examples and triggers: the topics that have it, each
     /// with the number of its texts that have it (so one example can be left out).
     grams: HashMap<String, Vec<(usize, u32)>>,
+    /// Each gram's inverse topic frequency, `ln((topics + 1) / (topics with it + 1))`,
+    /// computed once (with an example left out it is computed again).
+    idf: HashMap<String, f64>,
     /// A synonym's gram to the gram of its group's first word.
     synonyms: HashMap<String, String>,
 }
@@ -145,6 +148,7 @@ impl Triggers {
             trigger_topic: Vec::new(),
             topic_ids: cat.topics.iter().map(|t| t.id.clone()).collect(),
             grams: HashMap::default(),
+            idf: HashMap::default(),
             synonyms,
         };
         let mut grams: HashMap<String, Vec<(usize, u32)>> = HashMap::default();
@@ -166,6 +170,11 @@ impl Triggers {
         }
         out.triggers = aho_corasick::AhoCorasick::new(&patterns).expect("trigger automaton builds");
         out.trigger_topic = trigger_topic;
+        let n = out.topic_ids.len() as f64;
+        out.idf = grams
+            .iter()
+            .map(|(g, list)| (g.clone(), idf(n, list.len() as f64)))
+            .collect();
         out.grams = grams;
         out
     }
@@ -317,15 +326,25 @@ impl Triggers {
         let mut matched = vec![0.0; self.topic_ids.len()];
         let mut topics = Vec::new();
         for (g, weight) in &grams {
+            let list = self.grams.get(*g).map_or(&[][..], Vec::as_slice);
+            let Some(skip) = skip else {
+                // No example left out: the gram's topics and idf as built.
+                let idf = weight * self.idf.get(*g).copied().unwrap_or_else(|| idf(n, 0.0));
+                total += idf;
+                for &(t, _) in list {
+                    score[t] += idf;
+                    matched[t] += weight;
+                }
+                continue;
+            };
             topics.clear();
-            for &(t, count) in self.grams.get(*g).into_iter().flatten() {
-                let left = skip.is_some_and(|s| s.topic == t && s.grams.binary_search(g).is_ok());
+            for &(t, count) in list {
+                let left = skip.topic == t && skip.grams.binary_search(g).is_ok();
                 if count > u32::from(left) {
                     topics.push(t);
                 }
             }
-            let df = topics.len() as f64;
-            let idf = weight * ((n + 1.0) / (df + 1.0)).ln();
+            let idf = weight * idf(n, topics.len() as f64);
             total += idf;
             for &t in &topics {
                 score[t] += idf;
@@ -344,6 +363,11 @@ impl Triggers {
         scored.sort_by(|a, b| b.1.partial_cmp(&a.1).expect("finite").then(a.0.cmp(&b.0)));
         scored
     }
+}
+
+/// The inverse topic frequency of a gram that `df` of `n` topics have (smoothed).
+fn idf(n: f64, df: f64) -> f64 {
+    ((n + 1.0) / (df + 1.0)).ln()
 }
 
 /// How much a matched trigger says: its length, a Chinese character counting as
