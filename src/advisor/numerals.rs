@@ -5,7 +5,7 @@
 /// The regular-expression fragment that the slot patterns in `intents/` call `{NUM}`:
 /// an Arabic number (optionally with thousands separators, a decimal part and a unit
 /// suffix) or a run of Chinese numeral characters.
-pub const NUM_PATTERN: &str = r"(?:[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[kKwWmMtT]|\s*(?:万|千|百|亿)|\s*thousand(?-u:\b))?|[零〇一二两三四五六七八九十百千][零〇一二两三四五六七八九十百千万亿]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
+pub const NUM_PATTERN: &str = r"(?:[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[kKwWmMtT]|个[wW]|\s*(?:万|千|百|亿)|\s*thousand(?-u:\b))?|[零〇一二两三四五六七八九十百千][零〇一二两三四五六七八九十百千万亿]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
 
 /// English number words people use for counts ("two 3090s", "eight cards").
 const WORDS: &[(&str, f64)] = &[
@@ -120,7 +120,8 @@ pub fn parse_number(s: &str, k_binary: bool) -> Option<f64> {
         .unwrap_or(s.len());
     let digits: String = s[..end].chars().filter(|c| *c != ',').collect();
     let base: f64 = digits.parse().ok()?;
-    let rest = s[end..].trim_start();
+    // "1.5个w": colloquial for 1.5w.
+    let rest = s[end..].trim_start().trim_start_matches('个');
     let mult = match rest.chars().next() {
         Some('t') if rest.starts_with("thousand") => 1_000.0,
         None => 1.0,
@@ -207,6 +208,7 @@ mod tests {
         check("3,000", false, 3000.0);
         check("1.5万", false, 15000.0);
         check("1.5w", false, 15000.0);
+        check("1.5个w", false, 15000.0);
         check("3k", false, 3000.0);
         check("8k", true, 8192.0);
         check("32k", true, 32768.0);

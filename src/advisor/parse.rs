@@ -141,6 +141,9 @@ pub struct Parser {
     models: Models,
     quantities: Quantities,
     triggers: Triggers,
+    /// Billing hours in a month (`catalog/billing.toml`): an amount per hour or per day
+    /// is a monthly budget of that many hours or of those hours / 24 days.
+    hours_per_month: f64,
 }
 
 impl Parser {
@@ -151,6 +154,7 @@ impl Parser {
             models: Models::new(cat),
             quantities: Quantities::new(&lex),
             triggers: Triggers::new(cat),
+            hours_per_month: cat.billing.hours_per_month,
             lex,
         }
     }
@@ -241,6 +245,7 @@ impl Parser {
             &num_text,
             &num_blanked,
             usd_cny,
+            self.hours_per_month,
             &quantities,
             &mut claimed,
             &mut p.budget_low,

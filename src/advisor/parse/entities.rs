@@ -22,6 +22,11 @@ pub struct Entities {
     /// "machines", "nodes", "整机" right after a card name: the count before it counts
     /// machines ("two H100 machines").
     machine_after: Regex,
+    /// Cards sold in several memory sizes ("a100-40g", "a100-80g"): each card's family
+    /// (the id before its size) and size in GB.
+    variants: Vec<(String, u32, String)>,
+    /// A memory size written alone ("80GB", "40g").
+    memory_re: Regex,
 }
 
 /// What the cards of a question say besides `Asked`'s fields.
@@ -69,11 +74,56 @@ impl Entities {
             r"^\s*(?:80g|80gb|sxm)?\s*(?:machines?|nodes?|servers?|boxes|整机|服务器|机器)",
         )
         .expect("a fixed pattern");
+        // "a100-40g": family "a100", 40 GB, when another card shares the family.
+        let sized: Vec<(String, u32, String)> = cat
+            .gpus
+            .iter()
+            .filter_map(|g| {
+                let (family, size) = g.id.rsplit_once('-')?;
+                let gb: u32 = size.strip_suffix('g')?.parse().ok()?;
+                (f64::from(gb) == g.memory_gb).then(|| (family.to_string(), gb, g.id.clone()))
+            })
+            .collect();
+        let variants = sized
+            .iter()
+            .filter(|(f, _, id)| sized.iter().any(|(f2, _, id2)| f2 == f && id2 != id))
+            .cloned()
+            .collect();
         Entities {
             gpu_re,
             gpu_by_alias,
             machine_cards,
             machine_after,
+            variants,
+            memory_re: Regex::new(r"(?:^|[^0-9a-z.])([0-9]{2,3})\s*gb?(?-u:\b)")
+                .expect("a fixed pattern"),
+        }
+    }
+
+    /// "A100 40GB vs 80GB", "is the 80GB A100 worth it over the 40GB one?": one card
+    /// named with two of its memory sizes is both of those cards, in the order written.
+    fn sizes_of_one_card(&self, text: &str, a: &mut Asked) {
+        let [one] = a.gpus.as_slice() else {
+            return;
+        };
+        let Some((family, _, _)) = self.variants.iter().find(|(_, _, id)| id == one) else {
+            return;
+        };
+        let mut said: Vec<String> = Vec::new();
+        for c in self.memory_re.captures_iter(text) {
+            let gb: u32 = c[1].parse().unwrap_or(0);
+            if let Some((_, _, id)) = self
+                .variants
+                .iter()
+                .find(|(f, g, _)| f == family && *g == gb)
+            {
+                if !said.contains(id) && !a.declined.contains(id) {
+                    said.push(id.clone());
+                }
+            }
+        }
+        if said.len() >= 2 {
+            a.gpus = said;
         }
     }
 
@@ -169,6 +219,7 @@ impl Entities {
             }
             a.gpus.push(id.clone());
         }
+        self.sizes_of_one_card(text, a);
         a.gpu = a.gpus.first().cloned();
         // "单卡能搞定吗？不行就推荐一下": a count asked with a fallback is not a constraint.
         if a.gpu_count.is_none() && !lex.has_in(scan, Slot::CardCountFallback) {

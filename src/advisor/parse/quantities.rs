@@ -201,5 +201,9 @@ mod tests {
         check("预算 8000", "8000:money");
         check("三千出头", "3000:money");
         check("推理，5 个人用", "5:concurrency");
+        check(
+            "llama3 8b to our team of 12, sometimes all at once",
+            "8:params 12:concurrency",
+        );
     }
 }

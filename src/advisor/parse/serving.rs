@@ -118,6 +118,9 @@ pub fn serving(
     s.qps = num(Slot::Qps, false)
         .map(|f| f.value)
         .filter(|v| *v > 0.0 && *v <= 1e7);
+    s.request_s = num(Slot::RequestSeconds, false)
+        .map(|f| f.value)
+        .filter(|v| *v > 0.0 && *v <= 3600.0);
     s.ttft_target_s = num(Slot::TtftTarget, false)
         .map(|f| f.value)
         .or_else(|| num(Slot::TtftTargetMs, false).map(|f| f.value / 1000.0))

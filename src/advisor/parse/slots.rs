@@ -116,7 +116,11 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
 
     a.awq = lex.has_in(scan, Slot::FormatAwq);
     a.optimizer_8bit = lex.has_in(scan, Slot::Optimizer8bit);
-    a.offload = lex.has_in(scan, Slot::OptimizerOffload);
+    // "不想用 offload", "without offload": declined, not asked for.
+    a.offload = lex.has_in(scan, Slot::OptimizerOffload)
+        && lex
+            .find(Slot::OptimizerOffload, text)
+            .is_none_or(|m| !(lex.has_in(scan, Slot::NegationWord) && negated(lex, text, m.start)));
 
     native
 }
@@ -130,6 +134,7 @@ pub fn numbers(
     text: &str,
     blanked: &str,
     usd_cny: f64,
+    hours_per_month: f64,
     quantities: &[Quantity],
     claimed: &mut Vec<(usize, usize)>,
     budget_low: &mut Option<f64>,
@@ -217,7 +222,15 @@ pub fn numbers(
         );
     }
     // Money is read with card names blanked out: "3090 per year" is a card.
-    let money = money(lex, scan, blanked, usd_cny, quantities, &taken);
+    let money = money(
+        lex,
+        scan,
+        blanked,
+        usd_cny,
+        hours_per_month,
+        quantities,
+        &taken,
+    );
     a.budget_cny = bounded(money.map(|m| m.0), "budget", 1e9, &mut invalid);
     claimed.extend(money.filter(|_| a.budget_cny.is_some()).map(|m| m.2));
     *budget_low = money
@@ -332,6 +345,7 @@ fn money(
     scan: &Scan,
     text: &str,
     usd_cny: f64,
+    hours_per_month: f64,
     quantities: &[Quantity],
     claimed: &[(usize, usize)],
 ) -> Option<(f64, Option<Span>, Span, f64)> {
@@ -348,6 +362,44 @@ fn money(
             num: (q.span.start, q.span.end),
             low: q.low,
         });
+    // The amount per month: the nearest period word decides (a month on a tie), none is a
+    // month; "for 3 months" counts its own months (a value of at least one).
+    let monthly = |f: &Found, rate: f64| -> (f64, Option<Span>) {
+        let period = |slot: Slot| {
+            lex.all_in(scan, slot, text, false)
+                .into_iter()
+                .filter_map(|p| {
+                    let (lo, hi) = if p.end <= f.start {
+                        (p.end, f.start)
+                    } else if p.start >= f.end {
+                        (f.end, p.start)
+                    } else {
+                        return Some((0, p));
+                    };
+                    let gap = &text[lo..hi];
+                    (!gap.contains([',', '，', '。', ';', '；', '、']))
+                        .then(|| (gap.chars().count(), p))
+                })
+                .min_by_key(|(d, _)| *d)
+        };
+        let value = f.value * rate;
+        [
+            (Slot::PeriodMonth, Some(1.0)),
+            (Slot::PeriodQuarter, Some(3.0)),
+            (Slot::PeriodYear, Some(12.0)),
+            (Slot::PeriodMonths, None),
+            (Slot::PeriodDay, Some(24.0 / hours_per_month)),
+            (Slot::PeriodHour, Some(1.0 / hours_per_month)),
+        ]
+        .into_iter()
+        .filter_map(|(slot, months)| {
+            period(slot).map(|(d, p)| (d, months.unwrap_or(p.value.max(1.0)), p))
+        })
+        .min_by(|a, b| a.0.cmp(&b.0))
+        .map_or((value, None), |(_, months, p)| {
+            (value / months, Some((p.start, p.end)))
+        })
+    };
     let found = usd
         .into_iter()
         .map(|f| (f, usd_cny))
@@ -379,51 +431,22 @@ fn money(
                 None => (f, rate),
             }
         })
-        .find(|(f, rate)| {
+        .filter(|(f, _)| {
             let rest = text[f.end..].trim_start();
-            f.value * rate >= 100.0
-                && !claimed.iter().any(|&(s, e)| f.start < e && s < f.end)
+            !claimed.iter().any(|&(s, e)| f.start < e && s < f.end)
                 && !COUNT_WORDS
                     .iter()
                     .any(|w| rest.starts_with(w) || (w.ends_with(' ') && rest == w.trim_end()))
+        })
+        // An amount is at least ¥100 a month ("每小时 5 块钱" is ¥3,600).
+        .find_map(|(f, rate)| {
+            let m = monthly(&f, rate);
+            (m.0 >= 100.0).then_some((f, rate, m))
         })?;
-    let (f, rate) = found;
-    let period = |slot: Slot| {
-        lex.all_in(scan, slot, text, false)
-            .into_iter()
-            .filter_map(|p| {
-                let (lo, hi) = if p.end <= f.start {
-                    (p.end, f.start)
-                } else if p.start >= f.end {
-                    (f.end, p.start)
-                } else {
-                    return Some((0, p));
-                };
-                let gap = &text[lo..hi];
-                (!gap.contains([',', '，', '。', ';', '；', '、']))
-                    .then(|| (gap.chars().count(), p))
-            })
-            .min_by_key(|(d, _)| *d)
-    };
-    // The nearest period word decides (a month on a tie); none is a month.
-    let value = f.value * rate;
+    let (f, _, (per_month, period)) = found;
     // The share of a range's upper end its lower end is ("五六千": 5/6).
     let low = f.low.map_or(1.0, |l| l / f.value);
-    // "for 3 months" counts its own months (a value of at least one).
-    [
-        (Slot::PeriodMonth, Some(1.0)),
-        (Slot::PeriodQuarter, Some(3.0)),
-        (Slot::PeriodYear, Some(12.0)),
-        (Slot::PeriodMonths, None),
-    ]
-    .into_iter()
-    .filter_map(|(slot, months)| {
-        period(slot).map(|(d, p)| (d, months.unwrap_or(p.value.max(1.0)), p))
-    })
-    .min_by(|a, b| a.0.cmp(&b.0))
-    .map_or(Some((value, None, f.num, low)), |(_, months, p)| {
-        Some((value / months, Some((p.start, p.end)), f.num, low))
-    })
+    Some((per_month, period, f.num, low))
 }
 
 /// Whether the mention starting at `start` is declined: a negation right before it

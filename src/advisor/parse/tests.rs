@@ -332,3 +332,24 @@ fn bytes_are_not_sizes_and_a_team_online_together_is_concurrency() {
         "lang=zh gpus=rtx4090 model=llama-3.3-70b task=inference cues=feasibility",
     );
 }
+
+#[test]
+fn budgets_per_day_and_hour_and_two_sizes_of_one_card() {
+    check("每天预算 100 块左右，想跑 DeepSeek-R1-Distill-Qwen-14B 推理，够不够？", "lang=zh model=deepseek-r1-distill-qwen-14b task=inference budget=3000 cues=feasibility,budget");
+    check(
+        "每小时不超过 5 块钱，Qwen2.5-7B 推理能租到啥？",
+        "lang=zh model=qwen2.5-7b task=inference budget=3600 cues=hourly",
+    );
+    check(
+        "A100 40GB vs 80GB - is the bigger one worth paying for?",
+        "lang=en gpus=a100-40g,a100-80g cues=compare",
+    );
+    check(
+        "is the 80GB A100 really worth it over the 40GB one?",
+        "lang=en gpus=a100-80g,a100-40g",
+    );
+    check(
+        "QPS around 5, each chat request takes ~6 s end to end. Qwen2.5-14B on vLLM",
+        "lang=en model=qwen2.5-14b task=inference qps=5 topics=framework,concurrency",
+    );
+}

@@ -73,6 +73,10 @@ pub struct ServingAsk {
     /// Requests per second at the peak.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qps: Option<f64>,
+    /// How long one request takes end to end, seconds, when the question says
+    /// ("each request takes ~6 s"): Little's law uses it instead of the targets' time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_s: Option<f64>,
     /// Time to first token the customer accepts, seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ttft_target_s: Option<f64>,
@@ -151,8 +155,8 @@ impl ServingAsk {
     }
 
     /// The load in concurrent requests that QPS or daily users amount to (DOMAIN.md §8):
-    /// QPS by Little's law, times a request's duration at the latency targets (TTFT, then
-    /// the output at the per-user speed); daily users as 5 % of them at once. `context`
+    /// QPS by Little's law, times a request's duration (as stated, else at the latency
+    /// targets: TTFT, then the output at the per-user speed); daily users as 5 % of them at once. `context`
     /// gives the default output length.
     pub fn asked_load(&self, context: u32) -> Option<f64> {
         let ttft = self.ttft_target_s.unwrap_or(DEFAULT_TTFT_S);
@@ -161,7 +165,7 @@ impl ServingAsk {
             .output_tokens
             .unwrap_or(DEFAULT_OUTPUT_TOKENS.min(context.max(2) / 2)) as f64;
         if let Some(q) = self.qps {
-            return Some(q * (ttft + output / speed));
+            return Some(q * self.request_s.unwrap_or(ttft + output / speed));
         }
         self.daily_users.map(|d| d as f64 * PEAK_SHARE_OF_DAILY)
     }
@@ -179,6 +183,7 @@ impl ServingAsk {
             output_tokens,
             daily_users,
             qps,
+            request_s,
             ttft_target_s,
             speed_target,
             max_model_len,
