@@ -88,6 +88,8 @@ pub struct Lexicon {
     all: regex::RegexSet,
     /// For each pattern of `all`, the number of its entry.
     pattern_entry: Vec<usize>,
+    /// For each entry, where its patterns are in `all` (none for `around` entries).
+    entry_patterns: Vec<std::ops::Range<usize>>,
     /// Characters and words folded before matching (`intents/normalise.toml`).
     fold: Fold,
 }
@@ -141,6 +143,7 @@ impl Default for Lexicon {
             required: Vec::new(),
             all: regex::RegexSet::empty(),
             pattern_entry: Vec::new(),
+            entry_patterns: Vec::new(),
             fold: Fold::default(),
         }
     }
@@ -170,16 +173,29 @@ impl NameSet {
     }
 }
 
-/// Which entries (by number) matched one text (from [`Lexicon::scan`]).
-pub struct Scan(Vec<bool>);
+/// Which entries (by number), and which of their patterns, matched one text (from
+/// [`Lexicon::scan`]).
+pub struct Scan {
+    entries: Vec<bool>,
+    patterns: Vec<bool>,
+}
 
 impl Entry {
     /// Every match of every pattern that yields a value, by pattern then position, lazily.
-    fn matches<'a>(&'a self, text: &'a str, k_binary: bool) -> impl Iterator<Item = Found> + 'a {
+    /// `scanned`: which patterns the question's scan matched (the others are skipped, the
+    /// matched ones need no match test first).
+    fn matches<'a>(
+        &'a self,
+        text: &'a str,
+        k_binary: bool,
+        scanned: Option<&'a [bool]>,
+    ) -> impl Iterator<Item = Found> + 'a {
         self.patterns
             .iter()
+            .enumerate()
             // A match test is much cheaper than captures; most patterns do not match.
-            .filter(move |re| re.is_match(text))
+            .filter(move |(i, re)| scanned.map_or_else(|| re.is_match(text), |s| s[*i]))
+            .map(|(_, re)| re)
             .flat_map(move |re| re.captures_iter(text))
             .filter_map(move |c| {
                 let m = c.get(0).expect("group 0");
@@ -210,14 +226,9 @@ impl Entry {
             })
     }
 
-    /// Every match of every pattern that yields a value, by pattern then position.
-    fn all(&self, text: &str, k_binary: bool) -> Vec<Found> {
-        self.matches(text, k_binary).collect()
-    }
-
     /// The first match of any pattern that yields a value: its value and span.
     fn find(&self, text: &str, k_binary: bool) -> Option<Found> {
-        self.matches(text, k_binary).next()
+        self.matches(text, k_binary, None).next()
     }
 }
 
@@ -327,10 +338,14 @@ impl Lexicon {
             return Err(problems);
         }
         let mut sources = Vec::new();
-        for (number, e) in lex.entries.iter().enumerate().filter(|(_, e)| !e.around) {
-            sources.extend(e.patterns.iter().map(|re| re.as_str().to_string()));
-            lex.pattern_entry
-                .extend(std::iter::repeat_n(number, e.patterns.len()));
+        for (number, e) in lex.entries.iter().enumerate() {
+            let start = sources.len();
+            if !e.around {
+                sources.extend(e.patterns.iter().map(|re| re.as_str().to_string()));
+                lex.pattern_entry
+                    .extend(std::iter::repeat_n(number, e.patterns.len()));
+            }
+            lex.entry_patterns.push(start..sources.len());
         }
         lex.all = regex::RegexSetBuilder::new(&sources)
             .size_limit(1 << 24)
@@ -348,11 +363,20 @@ impl Lexicon {
 
     /// Scans `text` once for every pattern.
     pub fn scan(&self, text: &str) -> Scan {
-        let mut matched = vec![false; self.entries.len()];
+        let mut entries = vec![false; self.entries.len()];
+        let mut patterns = vec![false; self.pattern_entry.len()];
         for i in self.all.matches(text).iter() {
-            matched[self.pattern_entry[i]] = true;
+            entries[self.pattern_entry[i]] = true;
+            patterns[i] = true;
         }
-        Scan(matched)
+        Scan { entries, patterns }
+    }
+
+    /// Which of `name`'s patterns the scan matched: the others need no search. A text
+    /// derived from the scanned one by blanking words out is read the same way (blanking
+    /// only removes text).
+    fn scanned<'s>(&self, scan: &'s Scan, name: impl Name) -> &'s [bool] {
+        &scan.patterns[self.entry_patterns[self.required[name.slot_index()]].clone()]
     }
 
     fn entry(&self, name: impl Name) -> &Entry {
@@ -361,7 +385,7 @@ impl Lexicon {
 
     /// Whether the scan found a cue or slot.
     pub fn has_in(&self, scan: &Scan, name: impl Name) -> bool {
-        scan.0[self.required[name.slot_index()]]
+        scan.entries[self.required[name.slot_index()]]
     }
 
     /// As [`find_with`](Self::find_with), running captures only if the scan matched.
@@ -373,7 +397,9 @@ impl Lexicon {
         k_binary: bool,
     ) -> Option<Found> {
         if self.has_in(scan, name) {
-            self.find_with(name, text, k_binary)
+            self.entry(name)
+                .matches(text, k_binary, Some(self.scanned(scan, name)))
+                .next()
         } else {
             None
         }
@@ -392,7 +418,9 @@ impl Lexicon {
     /// Every match of a cue or slot (by pattern, then position), when the scan found it.
     pub fn all_in(&self, scan: &Scan, name: impl Name, text: &str, k_binary: bool) -> Vec<Found> {
         if self.has_in(scan, name) {
-            self.entry(name).all(text, k_binary)
+            self.entry(name)
+                .matches(text, k_binary, Some(self.scanned(scan, name)))
+                .collect()
         } else {
             Vec::new()
         }

@@ -167,7 +167,21 @@ impl Entities {
             if a.gpus.contains(id) || a.declined.contains(id) {
                 continue;
             }
-            if lex.has_in(scan, Slot::NegationWord) && negated(lex, text, m.start()) {
+            // "别给我推 4090 以外的卡", "nothing other than a 4090": the card is the one
+            // not declined.
+            let excepted = text[m.end()..].trim_start().starts_with(['以', '之'])
+                && text[m.end()..].trim_start()[3..].starts_with('外')
+                || [
+                    "other than",
+                    "except",
+                    "besides",
+                    "apart from",
+                    "but",
+                    "除了",
+                ]
+                .iter()
+                .any(|w| prefix.trim_end().ends_with(w));
+            if !excepted && lex.has_in(scan, Slot::NegationWord) && negated(lex, text, m.start()) {
                 facts.declined = true;
                 if !a.declined.contains(id) {
                     a.declined.push(id.clone());

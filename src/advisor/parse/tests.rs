@@ -353,3 +353,12 @@ fn budgets_per_day_and_hour_and_two_sizes_of_one_card() {
         "lang=en model=qwen2.5-14b task=inference qps=5 topics=framework,concurrency",
     );
 }
+
+#[test]
+fn a_card_excepted_from_a_refusal_and_a_sequence_length_after_its_number() {
+    check("租卡跑 qwen3-8b 的 FP8 版本，别给我推 4090 以外的消费卡 预算 4k/月", "lang=zh gpus=rtx4090 model=qwen3-8b task=inference precision=fp8 budget=4000 cues=budget topics=consumer-vs-datacenter,fp8");
+    check(
+        "Fine-tune gemma 2 27b w/ LoRA, 8k sequence length",
+        "lang=en model=gemma-2-27b task=lora context=8192",
+    );
+}
