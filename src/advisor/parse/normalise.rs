@@ -42,6 +42,8 @@ pub fn is_question(text: &str) -> bool {
         || text
             .trim_end_matches(['.', '。', '!', '！', ' '])
             .ends_with(['吗', '呢', '么'])
+        // "3090 能全参微调 7B 吗，用 LLaMA-Factory": 吗 asks wherever it is.
+        || text.contains('吗')
 }
 
 #[cfg(test)]

@@ -362,3 +362,19 @@ fn a_card_excepted_from_a_refusal_and_a_sequence_length_after_its_number() {
         "lang=en model=gemma-2-27b task=lora context=8192",
     );
 }
+
+#[test]
+fn a_question_particle_anywhere_and_images_at_once() {
+    check(
+        "3090 能全参微调 7B 吗，用 LLaMA-Factory",
+        "lang=zh gpus=rtx3090 size=7 task=full",
+    );
+    check(
+        "T4 跑个 Qwen2.5-1.5B 做意图分类应该可以吧",
+        "lang=zh gpus=t4 model=qwen2.5-1.5b task=inference cues=feasibility",
+    );
+    check(
+        "SDXL image gen API, maybe 10 images at once, which GPU?",
+        "lang=en model=sdxl concurrency=10 cues=recommend",
+    );
+}
