@@ -49,21 +49,43 @@ impl Served {
         let _ = std::fs::remove_dir_all(&dir);
         copy_dir(&root.join("catalog"), &dir.join("catalog"));
         copy_dir(&root.join("intents"), &dir.join("intents"));
-        let port = free_port();
         let log = dir.join("serve.log");
-        let child = Command::new(env!("CARGO_BIN_EXE_gpu-advisor"))
-            .arg("--catalog")
-            .arg(dir.join("catalog"))
-            .arg("--intents")
-            .arg(dir.join("intents"))
-            .arg("serve")
-            .env_clear()
-            .env("GPU_ADVISOR_LISTEN", format!("127.0.0.1:{port}"))
-            .env("GPU_ADVISOR_RELOAD_POLL_SECS", poll_secs.to_string())
-            .stdout(std::fs::File::create(&log).expect("log file"))
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("serve starts");
+        // A free port can be taken by another test's server between the probe and the
+        // bind: this server is ready once its own log says it listens; if it exited
+        // instead, it starts again on another port (never talking to a stranger).
+        let (port, child) = loop {
+            let port = free_port();
+            let mut child = Command::new(env!("CARGO_BIN_EXE_gpu-advisor"))
+                .arg("--catalog")
+                .arg(dir.join("catalog"))
+                .arg("--intents")
+                .arg(dir.join("intents"))
+                .arg("serve")
+                .env_clear()
+                .env("GPU_ADVISOR_LISTEN", format!("127.0.0.1:{port}"))
+                .env("GPU_ADVISOR_RELOAD_POLL_SECS", poll_secs.to_string())
+                .stdout(std::fs::File::create(&log).expect("log file"))
+                .stderr(Stdio::inherit())
+                .spawn()
+                .expect("serve starts");
+            let t0 = Instant::now();
+            let listening = loop {
+                if std::fs::read_to_string(&log).is_ok_and(|l| l.contains("listening")) {
+                    break true;
+                }
+                if child.try_wait().expect("wait").is_some() {
+                    break false;
+                }
+                assert!(
+                    t0.elapsed() < Duration::from_secs(15),
+                    "serve did not start"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            };
+            if listening {
+                break (port, child);
+            }
+        };
         let s = Served {
             child,
             base: format!("http://127.0.0.1:{port}"),
