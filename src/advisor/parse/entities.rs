@@ -169,8 +169,9 @@ impl Entities {
             }
             // "别给我推 4090 以外的卡", "nothing other than a 4090": the card is the one
             // not declined.
-            let excepted = text[m.end()..].trim_start().starts_with(['以', '之'])
-                && text[m.end()..].trim_start()[3..].starts_with('外')
+            let after = text[m.end()..].trim_start();
+            let excepted = after.starts_with("以外")
+                || after.starts_with("之外")
                 || [
                     "other than",
                     "except",
