@@ -101,7 +101,8 @@ pub struct ServingJson {
 impl ServingJson {
     /// The serving figures of `count` cards of `gpu`, rounded as CONTRACT.md §2.1 shows
     /// them: whole bytes and tokens, the concurrency bound with two decimals (vLLM prints
-    /// "1.56x"), speeds with one, TTFT with two.
+    /// "1.56x"), speeds with one, TTFT in whole milliseconds (a 60 ms first token is
+    /// not rounded to 0.1 s).
     pub fn from_serving(s: &Serving, gpu: &str) -> ServingJson {
         ServingJson {
             engine: s.engine.id(),
@@ -114,7 +115,7 @@ impl ServingJson {
             input_tokens: s.input_tokens,
             output_tokens: s.output_tokens,
             decode_tokens_per_s: round1(s.decode_tokens_per_s),
-            ttft_s: round2(s.ttft_s),
+            ttft_s: round3(s.ttft_s),
             throughput_tokens_per_s: round1(s.throughput_tokens_per_s),
             per_user_tokens_per_s: round1(s.per_user_tokens_per_s),
             concurrency: round2(s.concurrency),
@@ -166,6 +167,11 @@ fn markdown<S: serde::Serializer>(r: &Reply, s: S) -> Result<S::Ok, S::Error> {
 /// zero as [`super::reply::Fixed`] prints them, so text and JSON agree.
 pub fn round1(v: f64) -> f64 {
     (v * 10.0).round() / 10.0
+}
+
+/// Seconds to the millisecond.
+pub fn round3(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
 }
 
 /// Parameter counts have two decimals (`7.62` B).

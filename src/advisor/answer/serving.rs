@@ -196,6 +196,26 @@ pub fn attach(ctx: &Context<'_>, w: &Workload, ans: &mut Answer) {
     }
 }
 
+/// Requests at once as a reader counts them: whole requests from ten up, tenths below
+/// (vLLM's "1.56x" reads as 1.5), never rounded up past what fits.
+fn requests(v: f64) -> String {
+    let tenths = (v * 10.0).floor();
+    if v >= 10.0 || tenths % 10.0 == 0.0 {
+        num(v.floor())
+    } else {
+        format!("{:.1}", tenths / 10.0)
+    }
+}
+
+/// A time: milliseconds under a second, seconds with two decimals above.
+fn seconds(v: f64, lang: Lang) -> String {
+    if v < 1.0 {
+        format!("{:.0}{}", v * 1000.0, t(lang, " 毫秒", " ms"))
+    } else {
+        format!("{:.2}{}", v, t(lang, " 秒", " s"))
+    }
+}
+
 fn num(v: f64) -> String {
     let n = v.round() as i64;
     let s = n.abs().to_string();
@@ -249,11 +269,11 @@ fn block(
         );
     } else {
         b.push(format!(
-            "{}{}{}{:.2}{}{}{}",
+            "{}{}{}{}{}{}{}",
             t(lang, "KV cache 可放 ", "KV cache holds "),
             num(s.kv_capacity_tokens),
             t(lang, " token，最多同时 ", " tokens: at most "),
-            s.max_concurrency,
+            requests(s.max_concurrency),
             t(
                 lang,
                 " 个这样的请求；单个请求最长 ",
@@ -264,7 +284,7 @@ fn block(
         ));
     }
     b.push(format!(
-        "{}{:.0}{}{:.2}{}",
+        "{}{:.0}{}{}",
         t(lang, "单路生成约 ", "one stream decodes about "),
         s.decode_tokens_per_s,
         t(
@@ -272,18 +292,17 @@ fn block(
             " tokens/s，空载首字约 ",
             " tokens/s; time to first token when idle about "
         ),
-        s.ttft_idle_s,
-        t(lang, " 秒", " s"),
+        seconds(s.ttft_idle_s, lang),
     ));
     let mut load = format!(
-        "{}{}{}{:.0}{}{:.2}{}{:.0}{}",
+        "{}{}{}{:.0}{}{}{}{:.0}{}",
         t(lang, "按 ", "with "),
         num(s.concurrency),
         t(lang, " 路并发：每路约 ", " requests at once: each about "),
         s.per_user_tokens_per_s,
         t(lang, " tokens/s，首字约 ", " tokens/s, first token about "),
-        s.ttft_s,
-        t(lang, " 秒，总输出吞吐约 ", " s, total output about "),
+        seconds(s.ttft_s, lang),
+        t(lang, "，总输出吞吐约 ", ", total output about "),
         s.throughput_tokens_per_s,
         " tokens/s",
     );
