@@ -62,6 +62,10 @@ pub struct Gpu {
     pub aliases: Vec<String>,
     pub arch: String,
     pub memory_gb: f64,
+    /// Memory the driver exposes (nvidia-smi's total, MiB) where it falls short of the
+    /// marketed size read as GiB: GDDR6 data-centre cards keep part for ECC.
+    #[serde(default)]
+    pub visible_mib: Option<f64>,
     pub memory_type: String,
     pub bandwidth_gbs: f64,
     pub fp16_tflops: f64,

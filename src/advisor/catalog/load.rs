@@ -97,6 +97,15 @@ impl Catalog {
             if !(g.memory_gb > 0.0 && g.memory_gb <= 1024.0) {
                 p.push(problem("gpus.toml", k("memory_gb"), "must be in (0, 1024]"));
             }
+            if let Some(v) = g.visible_mib {
+                if !(v > 0.0 && v <= g.memory_gb * 1024.0) {
+                    p.push(problem(
+                        "gpus.toml",
+                        k("visible_mib"),
+                        "must be in (0, memory_gb × 1024]",
+                    ));
+                }
+            }
             if g.bandwidth_gbs <= 0.0 || g.fp16_tflops <= 0.0 {
                 p.push(problem(
                     "gpus.toml",

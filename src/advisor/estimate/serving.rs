@@ -252,6 +252,13 @@ fn model_len(w: &Workload, model: Option<&Model>, s: &ServingAsk, engine: Engine
     model.map_or(w.context, |m| m.max_context.max(w.context))
 }
 
+/// Bytes a process sees of one card: the marketed size read as GiB, or what the driver
+/// exposes where the catalog gives it, less what torch does not report.
+pub fn usable_bytes(gpu: &Gpu) -> f64 {
+    let gib = gpu.visible_mib.map_or(gpu.memory_gb, |m| m / 1024.0);
+    gib * GIB * CARD_USABLE
+}
+
 /// KV-cache bytes per card the engine leaves once weights, activations and its reserves
 /// are placed.
 fn kv_memory_per_card(
@@ -263,7 +270,7 @@ fn kv_memory_per_card(
     tp: u32,
     max_len: u32,
 ) -> f64 {
-    let total = gpu.memory_gb * GIB * CARD_USABLE;
+    let total = usable_bytes(gpu);
     let comm = if tp > 1 { TP_COMM_GIB * GIB } else { 0.0 };
     let weights = weights(w, p, s) / tp.max(1) as f64;
     let free = match engine {
@@ -395,6 +402,9 @@ pub fn serving(
     };
     let per_replica = within.max(1.0);
     let (concurrency, replicas) = match asked {
+        // A queue handed over at once (offline, no latency target) is worked through by
+        // one configuration at its KV bound, not spread over copies.
+        Some(c) if s.offline => (c.max(1.0).min(batch_cap.max(1.0)), 1),
         Some(c) => (
             c.max(1.0),
             ((c.max(1.0) / per_replica).ceil() as u32).max(1),

@@ -308,3 +308,46 @@ fn daily_users_become_replicas() {
     assert_eq!(replicas(100), 1);
     assert!(replicas(200_000) > replicas(20_000));
 }
+
+#[test]
+fn a_queue_handed_over_at_once_runs_on_one_configuration() {
+    // GPUStack performance lab (vLLM 0.11, one H100 80GB): Qwen3-32B, 500 requests of
+    // 2000 in / 100 out queued at once: "Output token throughput 152.42". The queue is
+    // worked through at the KV bound by the one card named, not spread over copies.
+    let cat = &advisor().catalog;
+    let s = ServingAsk {
+        offline: true,
+        input_tokens: Some(2000),
+        output_tokens: Some(100),
+        ..vllm()
+    };
+    let asked = Asked {
+        model: Some("qwen3-32b".into()),
+        concurrency: Some(500),
+        serving: s.clone(),
+        ..Asked::default()
+    };
+    let w = Workload::resolve(&asked, cat).expect("workload");
+    let g = cat.gpu("h100-sxm").unwrap();
+    let r = serving(&w, cat.model("qwen3-32b"), &s, w.precision, g, 1, true);
+    assert_eq!(r.replicas, 1);
+    assert!(r.concurrency <= r.max_concurrency.floor().max(1.0));
+    near(r.throughput_tokens_per_s, 152.42, 0.30);
+    // The same 500 as users waiting on answers need copies.
+    let online = ServingAsk {
+        offline: false,
+        ..s
+    };
+    let r = serving(&w, cat.model("qwen3-32b"), &online, w.precision, g, 1, true);
+    assert!(r.replicas > 1);
+}
+
+#[test]
+fn gddr6_datacenter_cards_budget_from_what_the_driver_exposes() {
+    // nvidia-smi shows 46068 MiB on an L40S "48 GB" and 15360 MiB on a T4 "16 GB".
+    let cat = &advisor().catalog;
+    near(usable_bytes(cat.gpu("l40s").unwrap()) / GIB, 44.55, 0.01);
+    near(usable_bytes(cat.gpu("t4").unwrap()) / GIB, 14.85, 0.01);
+    // HBM cards: the marketed GB read as GiB, as torch reports them (79.2 on an H100).
+    near(usable_bytes(cat.gpu("h100-sxm").unwrap()) / GIB, 79.2, 0.01);
+}

@@ -117,3 +117,31 @@ fn step_budget() {
         r#"{"engine":"vllm","max_num_seqs":32,"max_num_batched_tokens":16384} concurrency=None context=None"#,
     );
 }
+
+#[test]
+fn engine_settings_said_every_way() {
+    check(
+        "Qwen2-7B-Instruct BF16 用 vLLM 0.10 部署在 1 张 A100 80G 上，gpu_memory_utilization 设 0.5，max_model_len 16384",
+        r#"{"engine":"vllm","max_model_len":16384,"memory_fraction":0.5,"vllm_release":10.0} concurrency=None context=Some(16384)"#,
+    );
+    check(
+        "vllm, memory utilization set to 0.85, max model len set to 8192",
+        r#"{"engine":"vllm","max_model_len":8192,"memory_fraction":0.85} concurrency=None context=None"#,
+    );
+    check(
+        "显存利用率调到 95%，GPU 利用率 30% 左右",
+        r#"{"memory_fraction":0.95} concurrency=None context=None"#,
+    );
+    check(
+        "how many full 16,384-token requests fit in the KV cache at once?",
+        r#"{"input_tokens":8192,"output_tokens":8192} concurrency=None context=Some(16384)"#,
+    );
+    check(
+        "500 个请求一次性全部压上去（每个输入 4000 token、输出 200 token），输出吞吐多少",
+        r#"{"input_tokens":4000,"output_tokens":200,"offline":true,"asks_throughput":true} concurrency=None context=Some(4200)"#,
+    );
+    check(
+        "500 requests of 2000 input / 100 output tokens all submitted at once",
+        r#"{"input_tokens":2000,"output_tokens":100,"offline":true} concurrency=Some(500) context=Some(2100)"#,
+    );
+}
