@@ -51,6 +51,18 @@ pub fn kv_bytes_per_token(w: &Workload) -> f64 {
     (kv_sequence_bytes(w, ctx) - fixed_state(w)) / ctx
 }
 
+/// KV bytes per token as vLLM counts its "GPU KV cache size": every attention layer
+/// as if it kept all tokens. Its hybrid allocator gives windowed layers the same blocks
+/// as full ones (vllm/v1/core/kv_cache_utils.py), so a gpt-oss log prints 2,640,144
+/// tokens for 4 × 45.32 GiB, 36 layers × 2,048 B each (dennislee22/vLLM-benchmarking,
+/// gpt-oss-120b on 4 × A100).
+pub fn kv_bytes_per_token_all_layers(w: &Workload) -> f64 {
+    let a = &w.arch;
+    let l = &a.layout;
+    let attention = (a.layers - l.linear_layers - l.cross_layers).max(0.0);
+    attention * per_layer_token(w) * a.kv_copies
+}
+
 /// Whether every tensor-parallel card holds the whole KV cache (MLA's single latent
 /// head), rather than its share of the KV heads.
 pub fn kv_whole_on_every_card(w: &Workload) -> bool {

@@ -6,7 +6,7 @@
 //! GiB here are 2^30 bytes, as the engines log them. The constants name their source;
 //! those marked "fitted" were set once against `shared/serving.jsonl` (BENCHMARKS.md).
 
-use super::kv::{kv_bytes_per_token, kv_whole_on_every_card};
+use super::kv::{kv_bytes_per_token, kv_bytes_per_token_all_layers, kv_whole_on_every_card};
 use super::memory::weight_bytes;
 use super::speed::{self, Replica};
 use crate::advisor::catalog::{Gpu, Model};
@@ -212,7 +212,11 @@ pub fn request(w: &Workload, s: &ServingAsk) -> (u32, u32) {
 /// second copy some models' own code keeps (`kv_copies`, first-generation Qwen's remote
 /// code under HF transformers) is not in a serving engine's paged cache.
 pub fn kv_per_card(w: &Workload, tp: u32, engine: Engine) -> f64 {
-    let mut all = kv_bytes_per_token(w);
+    per_card(w, kv_bytes_per_token(w), tp, engine)
+}
+
+/// `all` bytes per token summed over the cards, as one card holds them.
+fn per_card(w: &Workload, mut all: f64, tp: u32, engine: Engine) -> f64 {
     if engine != Engine::Transformers {
         all /= w.arch.kv_copies.max(1.0);
     }
@@ -353,6 +357,17 @@ pub fn serving(
     }
     let request_len = (input + output) as f64;
     let max_concurrency = capacity / request_len;
+    // vLLM logs its capacity with windowed layers counted as full ones.
+    let logged = if engine == Engine::Vllm {
+        let full = per_card(w, kv_bytes_per_token_all_layers(w), tp, engine);
+        if full > kv_card && full > 0.0 {
+            capacity * kv_card / full
+        } else {
+            capacity
+        }
+    } else {
+        capacity
+    };
     let model_max = model.map_or(f64::INFINITY, |m| m.max_context as f64);
     let max_context = capacity.min(model_max).min(match s.max_model_len {
         Some(n) => n as f64,
@@ -424,7 +439,7 @@ pub fn serving(
         engine,
         cards: tp,
         kv_bytes_per_token: kv_total,
-        kv_capacity_tokens: capacity,
+        kv_capacity_tokens: logged,
         max_concurrency,
         max_context_tokens: max_context,
         input_tokens: input,

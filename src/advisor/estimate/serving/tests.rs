@@ -351,3 +351,21 @@ fn gddr6_datacenter_cards_budget_from_what_the_driver_exposes() {
     // HBM cards: the marketed GB read as GiB, as torch reports them (79.2 on an H100).
     near(usable_bytes(cat.gpu("h100-sxm").unwrap()) / GIB, 79.2, 0.01);
 }
+
+#[test]
+fn vllm_logs_windowed_layers_as_full_ones() {
+    // dennislee22/vLLM-benchmarking (vLLM 0.10.1.1): gpt-oss-120b on 4 × A100 80GB, TP 4,
+    // utilisation 0.8, max_model_len 16384: "GPU KV cache size: 2,640,144 tokens" and
+    // "Maximum concurrency for 16,384 tokens per request: 284.25x" — the count treats
+    // the 128-token sliding layers as full, the concurrency holds them at their window.
+    let s = ServingAsk {
+        max_model_len: Some(16_384),
+        memory_fraction: Some(0.8),
+        input_tokens: Some(8192),
+        output_tokens: Some(8192),
+        ..vllm()
+    };
+    let r = on("gpt-oss-120b", None, s, "a100-80g", 4);
+    near(r.kv_capacity_tokens, 2_640_144.0, 0.10);
+    assert!(r.max_concurrency > 1.5 * r.kv_capacity_tokens / 16_384.0);
+}
