@@ -26,10 +26,13 @@ pub(super) struct RawTypo {
     to: String,
 }
 
-/// "2万3", "9 万 6", "3千5": a digit right after 万/千 counts in the next lower unit;
+/// "2万3", "9 万 6", "3千5", "1w5": a digit right after 万/千/w counts in the next lower unit;
 /// written as the decimal the number readers know ("2.3万"). Not before another digit, a
 /// decimal point or a count word ("1万 5 张卡" keeps its five cards).
-const TAIL_DIGIT: &str = r"([0-9])\s*(万|千)\s*([1-9一二两三四五六七八九])(\s*)([^\s0-9.一二两三四五六七八九十百个张台块卡月年天小位路人k]|$)";
+const TAIL_DIGIT: &str = r"([0-9])\s*(万|千|w)\s*([1-9一二两三四五六七八九])(\s*)([^\s0-9.一二两三四五六七八九十百个张台块卡月年天小位路人k]|$)";
+
+/// "一个w", "两个w": 个w is 万 after a numeral.
+const GE_W: &str = r"([0-9一二两三四五六七八九十几])\s*个w([^a-z]|$)";
 
 /// "两千五一个月", "六千一个月": the 一 of 一个月/一年 after a colloquial numeral or a unit
 /// is the period's, not a digit of the amount; a space keeps them apart.
@@ -41,6 +44,7 @@ pub struct Fold {
     chars: HashMap<char, char>,
     tail_digit: regex::Regex,
     period_one: regex::Regex,
+    ge_w: regex::Regex,
     /// Typos, longest first; `None` when there are none.
     words: Option<aho_corasick::AhoCorasick>,
     word_to: Vec<String>,
@@ -52,6 +56,7 @@ impl Default for Fold {
             chars: HashMap::default(),
             tail_digit: regex::Regex::new(TAIL_DIGIT).expect("a fixed pattern"),
             period_one: regex::Regex::new(PERIOD_ONE).expect("a fixed pattern"),
+            ge_w: regex::Regex::new(GE_W).expect("a fixed pattern"),
             words: None,
             word_to: Vec::new(),
         }
@@ -151,7 +156,13 @@ impl Fold {
             Some(ac) if ac.is_match(&text) => ac.replace_all(&text, &self.word_to),
             _ => text,
         };
-        if !text.contains(['万', '千', '百', '亿']) {
+        let text = if text.contains("个w") {
+            self.ge_w.replace_all(&text, "${1}万$2").into_owned()
+        } else {
+            text
+        };
+        let w_digit = text.contains('w');
+        if !w_digit && !text.contains(['万', '千', '百', '亿']) {
             return text;
         }
         let text = if self.period_one.is_match(&text) {

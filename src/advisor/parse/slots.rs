@@ -231,14 +231,14 @@ pub fn numbers(
         quantities,
         &taken,
     );
-    a.budget_cny = bounded(money.map(|m| m.0), "budget", 1e9, &mut invalid);
-    claimed.extend(money.filter(|_| a.budget_cny.is_some()).map(|m| m.2));
+    a.budget_cny = bounded(money.map(|m| m.per_month), "budget", 1e9, &mut invalid);
+    claimed.extend(money.filter(|_| a.budget_cny.is_some()).map(|m| m.num));
     *budget_low = money
-        .filter(|m| m.3 < 1.0)
+        .filter(|m| m.low < 1.0)
         .and(a.budget_cny)
         .zip(money)
-        .map(|(b, m)| b * m.3);
-    let period_at = money.and_then(|m| m.1);
+        .map(|(b, m)| b * m.low);
+    let period_at = money.and_then(|m| m.period);
     // "一个月最多 1.5万" and "一年 12 万的预算" say the money's period, not the rental's.
     let not_period =
         |f: &Found| f.value != 1.0 || period_at.is_none_or(|(s, e)| f.end <= s || f.start >= e);
@@ -258,7 +258,17 @@ pub fn numbers(
                     ..y
                 })
         });
-    a.months = bounded(months.map(|f| f.value), "months", 120.0, &mut invalid);
+    // A budget for a year (a quarter, "for 3 months") is a rental that long, unless the
+    // question gives the rental's own months.
+    let budget_months = money
+        .filter(|m| a.budget_cny.is_some() && m.months > 1.0)
+        .map(|m| m.months);
+    a.months = bounded(
+        months.map(|f| f.value).or(budget_months),
+        "months",
+        120.0,
+        &mut invalid,
+    );
     claimed.extend(months.filter(|_| a.months.is_some()).map(|f| f.num));
     invalid
 }
@@ -348,7 +358,7 @@ fn money(
     hours_per_month: f64,
     quantities: &[Quantity],
     claimed: &[(usize, usize)],
-) -> Option<(f64, Option<Span>, Span, f64)> {
+) -> Option<Money> {
     let usd = lex.all_in(scan, Slot::BudgetUsd, text, false);
     let cny = lex.all_in(scan, Slot::BudgetAmount, text, false);
     let typed = quantities
@@ -364,7 +374,7 @@ fn money(
         });
     // The amount per month: the nearest period word decides (a month on a tie), none is a
     // month; "for 3 months" counts its own months (a value of at least one).
-    let monthly = |f: &Found, rate: f64| -> (f64, Option<Span>) {
+    let monthly = |f: &Found, rate: f64| -> (f64, Option<Span>, f64) {
         let period = |slot: Slot| {
             lex.all_in(scan, slot, text, false)
                 .into_iter()
@@ -396,8 +406,8 @@ fn money(
             period(slot).map(|(d, p)| (d, months.unwrap_or(p.value.max(1.0)), p))
         })
         .min_by(|a, b| a.0.cmp(&b.0))
-        .map_or((value, None), |(_, months, p)| {
-            (value / months, Some((p.start, p.end)))
+        .map_or((value, None, 1.0), |(_, months, p)| {
+            (value / months, Some((p.start, p.end)), months)
         })
     };
     let found = usd
@@ -443,10 +453,28 @@ fn money(
             let m = monthly(&f, rate);
             (m.0 >= 100.0).then_some((f, rate, m))
         })?;
-    let (f, _, (per_month, period)) = found;
+    let (f, _, (per_month, period, months)) = found;
     // The share of a range's upper end its lower end is ("五六千": 5/6).
     let low = f.low.map_or(1.0, |l| l / f.value);
-    Some((per_month, period, f.num, low))
+    Some(Money {
+        per_month,
+        period,
+        num: f.num,
+        low,
+        months,
+    })
+}
+
+/// A budget as read: the amount per month, where its period word is, the number's span,
+/// the share of it a range's lower end is, and the months the amount covers ("一年 6 万":
+/// 12; a monthly amount 1).
+#[derive(Debug, Clone, Copy)]
+struct Money {
+    per_month: f64,
+    period: Option<Span>,
+    num: Span,
+    low: f64,
+    months: f64,
 }
 
 /// Whether the mention starting at `start` is declined: a negation right before it
