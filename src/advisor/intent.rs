@@ -104,11 +104,26 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         let standalone =
             !p.cue(Cue::Followup) && p.cue(Cue::Price) && !a.gpus.is_empty() && !has_workload;
         let modifies = (p.modifiers && !has_workload) || (has_workload && p.cue(Cue::Followup));
-        let merged = a.over(&prev.asked);
+        let mut merged = a.over(&prev.asked);
         // An FAQ answer has nothing that "INT4 呢" could modify: the question stands alone.
         let nothing_to_modify = prev.intent == Intent::Faq && !merged.has_workload();
         if modifies && !compare && !faq_only && !standalone && !nothing_to_modify {
             let intent = match prev.intent {
+                // "A100 和 H100 差多少" then "那 4090 呢": the card set beside the ones
+                // compared.
+                Intent::Compare if !has_workload && a.gpus.len() == 1 && !p.cue(Cue::Price) => {
+                    let mut gpus = a.gpus.clone();
+                    gpus.extend(
+                        prev.asked
+                            .gpus
+                            .iter()
+                            .filter(|g| !a.gpus.contains(g))
+                            .cloned(),
+                    );
+                    merged.gpu = gpus.first().cloned();
+                    merged.gpus = gpus;
+                    Intent::Compare
+                }
                 Intent::Price | Intent::Compare if !has_workload && !merged.has_workload() => {
                     Intent::Price
                 }

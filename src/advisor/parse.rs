@@ -260,6 +260,14 @@ impl Parser {
         {
             a.task = Some(Task::Pretrain);
         }
+        // "数据量 20 亿 token，要跑多久": running a data set is training; the task is the
+        // one said before, or the default for its size.
+        if a.task == Some(Task::Inference)
+            && a.train_tokens.is_some()
+            && lex.has_in(&scan, Slot::AskDuration)
+        {
+            a.task = None;
+        }
         serving::serving(lex, &scan, &num_text, &mut claimed, a);
         slots::request_tokens(lex, &scan, &num_text, &claimed, a);
         slots::by_kind(&quantities, &claimed, a);

@@ -249,7 +249,8 @@ impl Asked {
         }
         // "降到 3000 呢": the previous turn's budget, else its concurrency, else its
         // context, whichever it stated.
-        if let Some(v) = self.changed_to {
+        // "那 4090 呢" names a card, not a number.
+        if let Some(v) = self.changed_to.filter(|_| self.gpus.is_empty()) {
             if prev.budget_cny.is_some() {
                 m.budget_cny = Some(v);
             } else if prev.concurrency.is_some() {

@@ -97,7 +97,7 @@ impl Catalog {
             if !(g.memory_gb > 0.0 && g.memory_gb <= 1024.0) {
                 p.push(problem("gpus.toml", k("memory_gb"), "must be in (0, 1024]"));
             }
-            if let Some(v) = g.visible_mib {
+            if let Some(v) = g.visible_mib.filter(|_| g.memory_gb > 0.0) {
                 if !(v > 0.0 && v <= g.memory_gb * 1024.0) {
                     p.push(problem(
                         "gpus.toml",

@@ -99,6 +99,8 @@ names! {
         NegationWord = "negation.word",
         CardWord = "card.word",
         Negation = "negation",
+        NegationAfter = "negation.after",
+        AskDuration = "ask.duration",
         ModelDistill = "model.distill",
         ModelSwitch = "model.switch",
         EngineVllm = "serving.engine.vllm",

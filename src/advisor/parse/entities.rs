@@ -138,6 +138,7 @@ impl Entities {
         facts: &mut CardFacts,
     ) -> String {
         let mut blanked = text.to_string();
+        let mut subject: Option<usize> = None;
         for m in self.gpu_re.find_iter(text) {
             let before = text[..m.start()].chars().next_back();
             let after = text[m.end()..].chars().next();
@@ -182,7 +183,15 @@ impl Entities {
                 ]
                 .iter()
                 .any(|w| prefix.trim_end().ends_with(w));
-            if !excepted && lex.has_in(scan, Slot::NegationWord) && negated(lex, text, m.start()) {
+            let after_clause = after
+                .split(['，', ',', '。', ';', '；', '!', '！', '?', '？'])
+                .next()
+                .unwrap_or("");
+            let declined_after = lex.find(Slot::NegationAfter, after_clause).is_some();
+            if !excepted
+                && (declined_after
+                    || lex.has_in(scan, Slot::NegationWord) && negated(lex, text, m.start()))
+            {
                 facts.declined = true;
                 if !a.declined.contains(id) {
                     a.declined.push(id.clone());
@@ -232,7 +241,21 @@ impl Entities {
                     facts.count_at_card = true;
                 }
             }
+            // "你说 3090 跑 13B 不行，那 4090 呢": the card turned to is the one asked about.
+            let turned = prefix.trim_end();
+            if subject.is_none()
+                && !a.gpus.is_empty()
+                && ["那", "那么", "那如果", "那要是", "what about", "how about"]
+                    .iter()
+                    .any(|w| turned.ends_with(w))
+            {
+                subject = Some(a.gpus.len());
+            }
             a.gpus.push(id.clone());
+        }
+        if let Some(i) = subject.filter(|_| !facts.count_at_card) {
+            let id = a.gpus.remove(i);
+            a.gpus.insert(0, id);
         }
         self.sizes_of_one_card(text, a);
         a.gpu = a.gpus.first().cloned();

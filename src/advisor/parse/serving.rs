@@ -74,6 +74,11 @@ pub fn serving(
             .find(|(d, _)| *d == f.value as u32)
             .map(|(_, b)| *b)
     });
+    // Ollama's library tags without a quant ("deepseek-r1:14b", "qwen2.5:7b") pull the
+    // Q4_K_M build (ollama.com/library: deepseek-r1:14b is 9.0 GB, 14.8 B × 4.9 bits).
+    if s.gguf_bits.is_none() && s.engine == Some(Engine::Ollama) && a.precision.is_none() {
+        s.gguf_bits = GGUF_BITS.iter().find(|(d, _)| *d == 4).map(|(_, b)| *b);
+    }
     if let Some(bits) = s.gguf_bits {
         if s.engine.is_none() {
             s.engine = Some(Engine::LlamaCpp);

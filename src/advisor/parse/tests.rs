@@ -95,10 +95,13 @@ fn money_in_any_phrasing_and_period() {
     check("每个月能出三千出头", "lang=zh budget=3000");
     check("2万3 的预算", "lang=zh budget=23000 cues=budget");
     // A yearly amount is a twelfth of it a month; "全年" is not a rental period here.
-    check("全年 9 万 6 的预算", "lang=zh budget=8000 cues=budget");
+    check(
+        "全年 9 万 6 的预算",
+        "lang=zh budget=8000 months=12 cues=budget",
+    );
     check(
         "annual budget of 60k yuan",
-        "lang=en budget=5000 cues=budget,annual topics=billing",
+        "lang=en budget=5000 months=12 cues=budget,annual topics=billing",
     );
     // A comma ends the money's period: the year is the rental period.
     check(
@@ -162,7 +165,7 @@ fn a_range_of_money_is_its_upper_end() {
     );
     check(
         "一年十到十二万，跑 Qwen2.5-14B",
-        "lang=zh model=qwen2.5-14b task=inference budget=10000 cues=annual",
+        "lang=zh model=qwen2.5-14b task=inference budget=10000 months=12 cues=annual",
     );
 }
 
@@ -285,7 +288,7 @@ fn the_model_moved_to_ollama_tags_and_totals_over_months() {
     );
     check(
         "We have $9k for Q3 to LoRA fine-tune Qwen2.5-32B",
-        "lang=en model=qwen2.5-32b task=lora budget=21600",
+        "lang=en model=qwen2.5-32b task=lora budget=21600 months=3",
     );
     check(
         "$3000 for 3 months, Qwen2.5-7B inference",
@@ -376,5 +379,73 @@ fn a_question_particle_anywhere_and_images_at_once() {
     check(
         "SDXL image gen API, maybe 10 images at once, which GPU?",
         "lang=en model=sdxl concurrency=10 cues=recommend",
+    );
+}
+
+#[test]
+fn people_at_once_declines_after_the_card_and_the_card_turned_to() {
+    check(
+        "host Mistral Small 3.1 for our discord bot, like 30 ppl chatting at once",
+        r#"lang=en model=mistral-small-3.1-24b task=inference concurrency=30"#,
+    );
+    check(
+        "our team of 40 engineers, assume all 40 could be hitting it at once, Qwen3-8B",
+        r#"lang=en model=qwen3-8b concurrency=40"#,
+    );
+    check(
+        "serve Llama-3.2-3B, maybe 2 req at a time",
+        r#"lang=en model=llama-3.2-3b task=inference concurrency=2"#,
+    );
+    check(
+        "請問 Qwen2.5-14B 推論要租什麼卡？4090 就不用推薦了",
+        r#"lang=zh model=qwen2.5-14b cues=recommend"#,
+    );
+    check(
+        "H100 is off the table, what runs a 32B model?",
+        r#"lang=en size=32"#,
+    );
+    check(
+        "你说 3090 跑 13B 不行，那 4090 跑 Qwen2.5-14B INT8 呢？",
+        r#"lang=zh gpus=rtx4090,rtx3090 model=qwen2.5-14b task=inference precision=int8 cues=followup"#,
+    );
+    check(
+        "T4 和 3090 二选一，跑个 7b 问答用",
+        r#"lang=zh gpus=t4,rtx3090 size=7 task=inference cues=compare"#,
+    );
+    check(
+        "h200 or h100 for hosting a 70B model, which would you pick",
+        r#"lang=en gpus=h200,h100-sxm size=70 task=inference cues=compare"#,
+    );
+    check(
+        "mixtral 8x7b fp16 on one 80gb a100",
+        r#"lang=en gpus=a100-80g count=1 model=mixtral-8x7b precision=fp16"#,
+    );
+}
+
+#[test]
+fn tasks_said_around_their_negations_and_data_sizes() {
+    check(
+        "We need to fully fine-tune Llama-3-8B (not LoRA), bf16, seq len 2048",
+        r#"lang=en model=llama-3-8b task=full precision=bf16 context=2048 cues=recommend"#,
+    );
+    check(
+        "数据量大概 20 亿 token，要跑多久",
+        r#"lang=zh tokens=2000000000"#,
+    );
+    check(
+        "sglang 部署 Qwen2.5-32B，输出一般比较长，1000 token 上下",
+        r#"lang=zh model=qwen2.5-32b task=inference output=1000 cues=compare topics=framework"#,
+    );
+    check(
+        "预算 1w5/月，想全参微调 Qwen3-8B",
+        r#"lang=zh model=qwen3-8b task=full budget=15000 cues=budget"#,
+    );
+    check(
+        "月预算一个w，跑 7B 聊天",
+        r#"lang=zh size=7 task=inference budget=10000 cues=budget"#,
+    );
+    check(
+        "一年预算 6 万，能租什么？",
+        r#"lang=zh budget=5000 months=12 cues=budget,recommend,annual"#,
     );
 }
