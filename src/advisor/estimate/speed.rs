@@ -33,17 +33,22 @@ pub fn train_hours(w: &Workload, gpu: &Gpu, cards: u32) -> Option<f64> {
 /// weights (0.62 of bandwidth, fitted on the rows where reading sets the pace:
 /// Qwen2.5-32B and -72B, first Qwen-72B) and `HF_LAYER_S` per layer. A step reads the
 /// output head but not the embedding table, of which it looks up one row per sequence.
-/// llama.cpp reaches about 0.7 of bandwidth at batch
-/// 1 (llama.cpp discussion #4167, CUDA rows: tokens/s × model size ÷ bandwidth).
+/// llama.cpp's batch-1 kernels read about 0.9 of a card's bandwidth but no more than
+/// `GGUF_BW_CAP_GBS` on any card: XiongjieDai/GPU-Benchmarks-on-LLM-Inference (llama-bench
+/// tg1024, Llama-3-8B and 70B, Q4_K_M and F16; bytes read ÷ time left after the fixed
+/// costs): RTX 4090 0.87–0.94, RTX 3090 0.77, L40S 0.86, A100 80GB 0.45–0.55 of peak, i.e.
+/// 0.9–1.1 TB/s, as llama.cpp discussion #4167 has an H100 barely faster than a 4090.
 fn engine_speed(e: Engine) -> (f64, f64, f64) {
     match e {
         Engine::Vllm => (DECODE_MBU, 0.2e-3, 0.11e-3),
         Engine::Sglang => (DECODE_MBU, 1.5e-3, 0.11e-3),
         Engine::TrtLlm => (0.85, 0.3e-3, 0.035e-3),
         Engine::Transformers => (0.62, 0.0, 0.0),
-        Engine::LlamaCpp | Engine::Ollama => (0.70, 1.0e-3, 0.05e-3),
+        Engine::LlamaCpp | Engine::Ollama => (0.90, 1.0e-3, 0.05e-3),
     }
 }
+/// The bandwidth llama.cpp's decode kernels reach at most on one card, GB/s (above).
+const GGUF_BW_CAP_GBS: f64 = 1000.0;
 /// HF transformers' Python cost per decoder layer and step: 0.88 ms on the Qwen2.5 A100
 /// table, 0.61 on the Qwen3 H20 table, 0.77 on the first Qwen's, each constant across
 /// model sizes (fitted: 0.74, their geometric mean).
@@ -185,7 +190,10 @@ impl Replica<'_> {
         let a = &self.w.arch;
         let weights = self.read_bytes() * self.weight_share(b);
         let kv = b * ctx * self.kv_per_card * self.tp as f64;
-        let bw = self.gpu.bandwidth_gbs * 1e9 * mbu;
+        let mut bw = self.gpu.bandwidth_gbs * 1e9 * mbu;
+        if self.engine.gguf() {
+            bw = bw.min(GGUF_BW_CAP_GBS * 1e9);
+        }
         let memory = if self.sequential() {
             (weights + kv) / bw
         } else {

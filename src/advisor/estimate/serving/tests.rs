@@ -369,3 +369,19 @@ fn vllm_logs_windowed_layers_as_full_ones() {
     near(r.kv_capacity_tokens, 2_640_144.0, 0.10);
     assert!(r.max_concurrency > 1.5 * r.kv_capacity_tokens / 16_384.0);
 }
+
+#[test]
+fn llama_cpp_decode_stops_near_a_terabyte_per_second() {
+    // XiongjieDai/GPU-Benchmarks-on-LLM-Inference (llama-bench tg1024, Llama-3-8B F16):
+    // 54.34 tokens/s on an RTX 4090, 53.18 on an A100 SXM 80GB of twice the bandwidth.
+    let s = ServingAsk {
+        engine: Some(Engine::LlamaCpp),
+        input_tokens: Some(1),
+        output_tokens: Some(1024),
+        ..ServingAsk::default()
+    };
+    let on_4090 = on("llama-3-8b", Some(Precision::Fp16), s.clone(), "rtx4090", 1);
+    let on_a100 = on("llama-3-8b", Some(Precision::Fp16), s, "a100-80g", 1);
+    near(on_4090.decode_tokens_per_s, 54.34, 0.15);
+    near(on_a100.decode_tokens_per_s, 53.18, 0.15);
+}
