@@ -306,6 +306,7 @@ impl Parser {
             || !a.declined.is_empty()
             || a.budget_change.is_some()
             || a.concurrency_change.is_some()
+            || a.scaled.is_some()
             || a.changed_to.is_some()
             || a.serving.stated();
         p.modifiers |= recipe::read(lex, &scan, &text, &mut p.asked);

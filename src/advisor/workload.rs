@@ -151,6 +151,10 @@ pub struct Asked {
     /// A change relative to the previous turn's concurrency ("并发再加 10 个": +10).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub concurrency_change: Option<i64>,
+    /// A slot doubled or halved ("double the data": the factor and the slot named, if
+    /// one is): see [`Asked::over`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaled: Option<(f64, Option<ScaleTarget>)>,
     /// A number with only a change verb ("降到 3000 呢"): see [`Asked::over`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_to: Option<f64>,
@@ -260,6 +264,45 @@ impl Asked {
                 m.context = Some(v.round().clamp(1.0, 1e8) as u32);
             }
         }
+        // "double the data", "并发翻倍": the slot named, else the previous turn's data
+        // size when it trained on one, else its budget, concurrency or context.
+        if let Some((k, target)) = self.scaled {
+            let target = target.or_else(|| {
+                if prev.train_tokens.is_some() && prev.task.is_some_and(Task::is_training) {
+                    Some(ScaleTarget::Data)
+                } else if prev.budget_cny.is_some() {
+                    Some(ScaleTarget::Budget)
+                } else if prev.concurrency.is_some() {
+                    Some(ScaleTarget::Concurrency)
+                } else if prev.context.is_some() {
+                    Some(ScaleTarget::Context)
+                } else {
+                    None
+                }
+            });
+            match target {
+                Some(ScaleTarget::Data) if self.train_tokens.is_none() => {
+                    m.train_tokens = prev.train_tokens.map(|t| t * k);
+                }
+                Some(ScaleTarget::Budget) if self.budget_cny.is_none() => {
+                    m.budget_cny = prev.budget_cny.map(|b| b * k);
+                }
+                Some(ScaleTarget::Concurrency) if self.concurrency.is_none() => {
+                    m.concurrency = Some(
+                        (f64::from(prev.concurrency.unwrap_or(1)) * k)
+                            .round()
+                            .clamp(1.0, 1e6) as u32,
+                    );
+                }
+                Some(ScaleTarget::Context) if self.context.is_none() => {
+                    m.context = prev
+                        .context
+                        .map(|c| (f64::from(c) * k).round().clamp(1.0, 1e8) as u32);
+                }
+                _ => {}
+            }
+        }
+        m.scaled = None;
         m.budget_change = None;
         m.concurrency_change = None;
         m.changed_to = None;
@@ -279,6 +322,16 @@ impl Asked {
         m.recipe = self.recipe.over(&prev.recipe);
         m
     }
+}
+
+/// The slot a "double"/"halve" names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScaleTarget {
+    Budget,
+    Concurrency,
+    Context,
+    Data,
 }
 
 /// The size a model's name states ("Qwen2.5-7B" → 7, "DeepSeek-R1-Distill-Qwen-1.5B" →

@@ -5,7 +5,7 @@
 
 use super::Lang;
 use crate::advisor::lexicon::{Cue, Lexicon, Scan, Slot};
-use crate::advisor::workload::Asked;
+use crate::advisor::workload::{Asked, ScaleTarget};
 
 /// Reads the relative changes into `a`; returns their spans (byte ranges of `text`),
 /// which the other slots must not read.
@@ -35,6 +35,22 @@ pub fn relative(
         .or_else(|| take(Slot::ChangeConcurrencyLess, -1.0))
         .filter(|d| d.abs() >= 1.0 && d.abs() <= 1e6)
         .map(|d| d as i64);
+    let factor = lex
+        .find_in(scan, Slot::ChangeScaleUp, text, false)
+        .or_else(|| lex.find_in(scan, Slot::ChangeScaleDown, text, false))
+        .map(|f| f.value);
+    a.scaled = factor.map(|k| {
+        let target = [
+            (Slot::ChangeTargetBudget, ScaleTarget::Budget),
+            (Slot::ChangeTargetConcurrency, ScaleTarget::Concurrency),
+            (Slot::ChangeTargetContext, ScaleTarget::Context),
+            (Slot::ChangeTargetData, ScaleTarget::Data),
+        ]
+        .into_iter()
+        .find(|(s, _)| lex.has_in(scan, *s))
+        .map(|(_, t)| t);
+        (k, target)
+    });
     a.changed_to = take(Slot::ChangeBare, 1.0).filter(|v| *v >= 1.0 && *v <= 1e9);
     if a.changed_to.is_some() {
         a.changed_to_tokens = lex
@@ -75,6 +91,9 @@ mod tests {
         if let Some(v) = a.changed_to {
             got.push(format!("to={v}"));
         }
+        if let Some((k, target)) = a.scaled {
+            got.push(format!("scaled={k}:{target:?}"));
+        }
         if let Some(b) = a.budget_cny {
             got.push(format!("budget={b}"));
         }
@@ -114,5 +133,14 @@ mod tests {
         check("Can you reply in Chinese?", "reply=zh");
         check("英文客服机器人用什么卡", "");
         check("a chatbot that answers in English and Chinese", "");
+    }
+
+    #[test]
+    fn a_slot_doubled_or_halved() {
+        check("double the data", "scaled=2:Some(Data)");
+        check("并发翻倍呢", "scaled=2:Some(Concurrency)");
+        check("预算减半", "scaled=0.5:Some(Budget)");
+        check("那就翻一倍", "scaled=2:None");
+        check("double-check the price", "");
     }
 }

@@ -61,6 +61,7 @@ pub fn examples_apply(p: &Parsed) -> bool {
         && a.train_tokens.is_none()
         && a.budget_change.is_none()
         && a.concurrency_change.is_none()
+        && a.scaled.is_none()
         && a.changed_to.is_none()
 }
 
