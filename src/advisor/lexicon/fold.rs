@@ -161,11 +161,15 @@ impl Fold {
         } else {
             text
         };
-        let w_digit = text.contains('w');
-        if !w_digit && !text.contains(['万', '千', '百', '亿']) {
+        let cjk = text.contains(['万', '千', '百', '亿']);
+        let w_digit = text
+            .as_bytes()
+            .windows(3)
+            .any(|b| b[0].is_ascii_digit() && b[1] == b'w' && b[2].is_ascii_digit());
+        if !cjk && !w_digit {
             return text;
         }
-        let text = if self.period_one.is_match(&text) {
+        let text = if cjk && self.period_one.is_match(&text) {
             self.period_one.replace_all(&text, "$1 $2").into_owned()
         } else {
             text
