@@ -135,6 +135,10 @@ pub struct Asked {
     pub gpus: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_count: Option<u32>,
+    /// The card named in the plural with no count ("on H100s", "多张 4090"): as many of
+    /// it as the job needs, not one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cards_plural: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offer: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -218,6 +222,11 @@ impl Asked {
             }
         }
         m.image |= self.image;
+        m.cards_plural = if self.gpus.is_empty() {
+            prev.cards_plural && self.gpu_count.is_none()
+        } else {
+            self.cards_plural
+        };
         m.kv_8bit |= self.kv_8bit;
         m.optimizer_8bit |= self.optimizer_8bit;
         m.offload |= self.offload;

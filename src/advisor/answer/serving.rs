@@ -73,11 +73,20 @@ fn best_split(
 fn config<'c>(ctx: &Context<'c>, w: &Workload, ans: &Answer) -> Option<Config<'c>> {
     let cat = ctx.cat;
     let a = ctx.asked;
-    // The named card and count, while they hold the weights; else the recommended one.
+    // The named card and count, while they hold the weights; a card named in the plural
+    // without a count ("on H100s") as few of it as hold them, up to one machine of 8;
+    // else the recommended one.
+    let weights = estimate::bill(w, w.precision).weights;
+    let count_of = |gpu: &Gpu| match a.gpu_count {
+        Some(n) => n.clamp(1, 64),
+        None if a.cards_plural => [1, 2, 4, 8]
+            .into_iter()
+            .find(|n| weights / f64::from(*n) <= TIGHT * gpu.memory_gb)
+            .unwrap_or(1),
+        None => 1,
+    };
     let holds = |gpu: &Gpu| {
-        let count = a.gpu_count.unwrap_or(1).clamp(1, 64) as f64;
-        estimate::bill(w, w.precision).weights / count <= TIGHT * gpu.memory_gb
-            || ans.recommendation.is_none()
+        weights / f64::from(count_of(gpu)) <= TIGHT * gpu.memory_gb || ans.recommendation.is_none()
     };
     if let Some(gpu) = a
         .gpu
@@ -89,7 +98,7 @@ fn config<'c>(ctx: &Context<'c>, w: &Workload, ans: &Answer) -> Option<Config<'c
             .offers
             .iter()
             .find(|o| o.gpu == gpu.id && o.slice_memory_gb.is_none());
-        let count = a.gpu_count.unwrap_or(1).clamp(1, 64);
+        let count = count_of(gpu);
         let linked = offer.map_or(!gpu.link.is_empty(), |o| !o.link.is_empty());
         return Some(Config {
             gpu,

@@ -241,6 +241,15 @@ impl Entities {
                     facts.count_at_card = true;
                 }
             }
+            // "on H100s", "多张 4090": the card in the plural.
+            let rest = &text[m.end()..];
+            if rest.starts_with('s') && !rest[1..].starts_with(|c: char| c.is_alphanumeric())
+                || ["多张", "几张", "一些", "multiple", "several"]
+                    .iter()
+                    .any(|w| prefix.trim_end().ends_with(w))
+            {
+                a.cards_plural = true;
+            }
             // "你说 3090 跑 13B 不行，那 4090 呢": the card turned to is the one asked about.
             let turned = prefix.trim_end();
             if subject.is_none()

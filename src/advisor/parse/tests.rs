@@ -16,6 +16,10 @@ fn check(question: &str, expected: &str) {
     put("lang", p.lang.map(|l| l.id().to_string()));
     put("gpus", (!a.gpus.is_empty()).then(|| a.gpus.join(",")));
     put("count", a.gpu_count.map(|n| n.to_string()));
+    put(
+        "plural",
+        (a.cards_plural && a.gpu_count.is_none()).then(|| "yes".to_string()),
+    );
     put("model", a.model.clone());
     put("size", a.size_b.map(|s| s.to_string()));
     put("task", a.task.map(|t| format!("{t:?}").to_lowercase()));
@@ -447,5 +451,21 @@ fn tasks_said_around_their_negations_and_data_sizes() {
     check(
         "一年预算 6 万，能租什么？",
         r#"lang=zh budget=5000 months=12 cues=budget,recommend,annual"#,
+    );
+}
+
+#[test]
+fn a_card_in_the_plural() {
+    check(
+        "Deploying Llama-3-70B with TensorRT-LLM on H100s - time to first token?",
+        r#"lang=en gpus=h100-sxm plural=yes model=llama-3-70b task=inference topics=framework"#,
+    );
+    check(
+        "多张 4090 跑 Qwen2.5-72B 行不行",
+        r#"lang=zh gpus=rtx4090 plural=yes model=qwen2.5-72b task=inference cues=feasibility topics=pitfall-no-nvlink-multi-gpu"#,
+    );
+    check(
+        "4090 能跑 70B 吗",
+        r#"lang=zh gpus=rtx4090 size=70 task=inference cues=feasibility topics=pitfall-4090-70b"#,
     );
 }
