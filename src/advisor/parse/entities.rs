@@ -171,18 +171,8 @@ impl Entities {
             // "别给我推 4090 以外的卡", "nothing other than a 4090": the card is the one
             // not declined.
             let after = text[m.end()..].trim_start();
-            let excepted = after.starts_with("以外")
-                || after.starts_with("之外")
-                || [
-                    "other than",
-                    "except",
-                    "besides",
-                    "apart from",
-                    "but",
-                    "除了",
-                ]
-                .iter()
-                .any(|w| prefix.trim_end().ends_with(w));
+            let excepted = lex.find(Slot::CardExceptAfter, after).is_some()
+                || lex.find(Slot::CardExceptBefore, prefix).is_some();
             let after_clause = after
                 .split(['，', ',', '。', ';', '；', '!', '！', '?', '？'])
                 .next()
@@ -242,21 +232,15 @@ impl Entities {
                 }
             }
             // "on H100s", "多张 4090": the card in the plural.
-            let rest = &text[m.end()..];
-            if rest.starts_with('s') && !rest[1..].starts_with(|c: char| c.is_alphanumeric())
-                || ["多张", "几张", "一些", "multiple", "several"]
-                    .iter()
-                    .any(|w| prefix.trim_end().ends_with(w))
+            if lex.find(Slot::CardPluralAfter, &text[m.end()..]).is_some()
+                || lex.find(Slot::CardPluralBefore, prefix).is_some()
             {
                 a.cards_plural = true;
             }
             // "你说 3090 跑 13B 不行，那 4090 呢": the card turned to is the one asked about.
-            let turned = prefix.trim_end();
             if subject.is_none()
                 && !a.gpus.is_empty()
-                && ["那", "那么", "那如果", "那要是", "what about", "how about"]
-                    .iter()
-                    .any(|w| turned.ends_with(w))
+                && lex.find(Slot::CardTurnedTo, prefix).is_some()
             {
                 subject = Some(a.gpus.len());
             }
