@@ -87,6 +87,7 @@ names! {
         PeriodMonth = "period.month",
         PeriodMonths = "period.months",
         PeriodDay = "period.day",
+        PeriodWeek = "period.week",
         PeriodHour = "period.hour",
         TrainTokens = "train_tokens",
         TrainTokensBillion = "train_tokens.billion",

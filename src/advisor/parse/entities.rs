@@ -214,7 +214,7 @@ impl Entities {
                             * match self.machine_cards.get(id) {
                                 Some(&n)
                                     if machines(&window[f.start..f.end])
-                                        || (!window[f.start..f.end].contains(['x', '*', '×'])
+                                        || (!said_as_cards(&window[f.start..f.end])
                                             && self.machine_after.is_match(&text[m.end()..])) =>
                                 {
                                     f64::from(n)
@@ -263,4 +263,12 @@ impl Entities {
         }
         blanked
     }
+}
+
+/// Whether a count before a card was said in cards ("8x", "8卡", "8 GPUs"), so that
+/// "整机" or "node" after the card names the machine those cards make up ("8卡A100 80G整机"
+/// is one machine of eight cards), not a count of machines.
+fn said_as_cards(count: &str) -> bool {
+    count.contains(['x', '*', '×', '卡', '张', '块'])
+        || ["card", "gpu"].iter().any(|w| count.contains(w))
 }

@@ -94,21 +94,28 @@ impl Models {
         }
         let squeezed = normalize_alias(text);
         let re = self.re.as_ref()?;
-        for m in re.find_iter(&squeezed) {
-            // "qwen3" is not "qwen3.5": a name ending in a digit is not cut from a number,
-            // unless a space follows it ("gpt-oss-20b 16G", "GLM-4.5 8张"); a name ending
-            // in a size ("yi34b") may be followed by one ("yi34b 4bit").
+        // "qwen3" is not "qwen3.5": a name ending in a digit is not cut from a number,
+        // unless a space follows it ("gpt-oss-20b 16G", "GLM-4.5 8张"); a name ending
+        // in a size ("yi34b") may be followed by one ("yi34b 4bit").
+        let whole = |m: &regex::Match| {
             let after = squeezed[m.end()..].chars().next();
             let ends_digit = m.as_str().ends_with(|c: char| c.is_ascii_digit());
-            if ends_digit
+            !(ends_digit
                 && after.is_some_and(|c| c.is_ascii_digit())
-                && !spaced_after(text, m.as_str())
-            {
-                continue;
-            }
-            return self.by_alias.get(m.as_str()).cloned();
+                && !spaced_after(text, m.as_str()))
+        };
+        let mut m = re.find_iter(&squeezed).find(|m| whole(m))?;
+        // A name that overlaps the one found and runs past it is the more specific mention:
+        // "满血版 DeepSeek-V3" names V3, though "满血版deepseek" alone means R1.
+        while let Some(next) = squeezed[m.start()..]
+            .char_indices()
+            .nth(1)
+            .and_then(|(i, _)| re.find_at(&squeezed, m.start() + i))
+            .filter(|n| n.start() < m.end() && n.end() > m.end() && whole(n))
+        {
+            m = next;
         }
-        None
+        self.by_alias.get(m.as_str()).cloned()
     }
 
     /// The distilled model whose teacher is named and whose size is stated, of the named

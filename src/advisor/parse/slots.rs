@@ -399,6 +399,7 @@ fn money(
             (Slot::PeriodYear, Some(12.0)),
             (Slot::PeriodMonths, None),
             (Slot::PeriodDay, Some(24.0 / hours_per_month)),
+            (Slot::PeriodWeek, Some(7.0 * 24.0 / hours_per_month)),
             (Slot::PeriodHour, Some(1.0 / hours_per_month)),
         ]
         .into_iter()

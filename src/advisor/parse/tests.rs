@@ -213,6 +213,15 @@ fn machines_and_durations() {
         "Llama-3.1-405B FP8 on an 8x H100 node",
         "lang=en gpus=h100-sxm count=8 model=llama-3.1-405b precision=fp8 cues=machine topics=fp8",
     );
+    // A count said in cards before a card and "整机" after it is the one machine they make.
+    check(
+        "8卡A100 80G整机，全参微调 Qwen2.5-72B 够吗",
+        r#"lang=zh gpus=a100-80g count=8 model=qwen2.5-72b task=full cues=feasibility,machine"#,
+    );
+    check(
+        "4 GPUs of H100 in one node, Qwen2.5-72B inference",
+        r#"lang=en gpus=h100-sxm count=4 model=qwen2.5-72b task=inference cues=machine"#,
+    );
     check(
         "LoRA 微调 Qwen2.5-7B，用一个季度",
         "lang=zh model=qwen2.5-7b task=lora months=3",
@@ -343,6 +352,23 @@ fn bytes_are_not_sizes_and_a_team_online_together_is_concurrency() {
 #[test]
 fn budgets_per_day_and_hour_and_two_sizes_of_one_card() {
     check("每天预算 100 块左右，想跑 DeepSeek-R1-Distill-Qwen-14B 推理，够不够？", "lang=zh model=deepseek-r1-distill-qwen-14b task=inference budget=3000 cues=feasibility,budget");
+    check(
+        "一周预算500上下，lora 微调一下 chatglm3-6b 够不",
+        r#"lang=zh model=chatglm3-6b task=lora budget=2142.8571428571427 cues=feasibility,budget"#,
+    );
+    check(
+        "we can spend about $150 a week on a Qwen2.5-7B endpoint",
+        r#"lang=en model=qwen2.5-7b budget=4628.571428571428"#,
+    );
+    // The name that runs past a shorter one it overlaps is the one meant.
+    check(
+        "想给团队部署满血版 DeepSeek-V3，不要蒸馏的，需要什么机器",
+        r#"lang=zh model=deepseek-v3 task=inference cues=recommend"#,
+    );
+    check(
+        "满血版deepseek 部署要几张卡",
+        r#"lang=zh model=deepseek-r1 task=inference cues=recommend,count.ask"#,
+    );
     check(
         "每小时不超过 5 块钱，Qwen2.5-7B 推理能租到啥？",
         "lang=zh model=qwen2.5-7b task=inference budget=3600 cues=hourly",
