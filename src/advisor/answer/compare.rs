@@ -127,9 +127,18 @@ pub fn compare(ctx: &Context<'_>, ans: &mut Answer) {
         }
         ans.rendered.bullets(lines);
     }
-    if gpus.iter().any(|g| g.consumer) && gpus.iter().any(|g| !g.consumer) {
-        add_topic(ctx, ans, "consumer-vs-datacenter");
+    // The topic the question itself raises ("换 H100 划不划算" is the upgrade question)
+    // comes first, then the comparison's own.
+    let asked = ctx.parsed.topics.first();
+    if let Some(id) = asked {
+        add_topic(ctx, ans, id);
+    }
+    let own = if gpus.iter().any(|g| g.consumer) && gpus.iter().any(|g| !g.consumer) {
+        "consumer-vs-datacenter"
     } else {
-        add_topic(ctx, ans, "hbm-bandwidth");
+        "hbm-bandwidth"
+    };
+    if asked.is_none_or(|id| id != own) {
+        add_topic(ctx, ans, own);
     }
 }

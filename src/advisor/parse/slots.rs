@@ -75,6 +75,7 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
     .iter()
     .find(|&&(s, _)| stated(s))
     .map(|(_, t)| *t)
+    .filter(|&t| t != Task::Full || !serving_asked_last(lex, scan, text))
     .or_else(|| {
         lex.has_in(scan, Slot::TaskInference)
             .then_some(Task::Inference)
@@ -100,6 +101,9 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
         (Slot::PrecisionBf16, Precision::Bf16),
     ]
     .iter()
+    // "bf16 please, no quant — a 4-bit build burned us": with quantization declined, a
+    // quantized format mentioned is not the one asked for.
+    .filter(|(_, p)| !(native && matches!(p, Precision::Int4 | Precision::Int8 | Precision::Fp8)))
     .find(|&&(s, _)| {
         lex.has_in(scan, s)
             && if negation {
@@ -509,4 +513,32 @@ pub fn request_tokens(
             .map(|f| f.value as u32)
             .max();
     }
+}
+
+/// Whether "train" is said only as a plain word in an earlier sentence and the last
+/// sentence with a task word asks to serve: "We rent your box for training. Could it
+/// host Qwen3-235B?" asks about hosting.
+fn serving_asked_last(lex: &Lexicon, scan: &Scan, text: &str) -> bool {
+    if !lex.has_in(scan, Slot::TaskInference)
+        || [
+            Slot::TaskFull,
+            Slot::TaskPretrain,
+            Slot::TaskLora,
+            Slot::TaskQlora,
+        ]
+        .iter()
+        .any(|&s| lex.has_in(scan, s))
+    {
+        return false;
+    }
+    let last = |slot: Slot| {
+        lex.all_in(scan, slot, text, false)
+            .iter()
+            .map(|f| f.start)
+            .max()
+    };
+    let (Some(train), Some(serve)) = (last(Slot::TaskTrain), last(Slot::TaskInference)) else {
+        return false;
+    };
+    serve > train && text[train..serve].contains(['.', '。', '?', '？', '!', '！', '\n'])
 }

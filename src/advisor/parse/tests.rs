@@ -495,3 +495,25 @@ fn a_card_in_the_plural() {
         r#"lang=zh gpus=rtx4090 size=70 task=inference cues=feasibility topics=pitfall-4090-70b"#,
     );
 }
+
+#[test]
+fn the_ask_of_a_long_message_and_counts_said_in_gpus() {
+    check("Qwen3-235B-A22B inference? bf16 please, no quant — we got burned on quality with a 4-bit build before.", r#"lang=en model=qwen3-235b-a22b task=inference precision=bf16"#);
+    check("We already rent your 8-GPU H100 box for training. Could the same machine host Qwen3-235B-A22B in bf16?", r#"lang=en gpus=h100-sxm count=8 model=qwen3-235b-a22b task=inference precision=bf16 topics=pitfall-one-machine-both"#);
+    check(
+        "用 SGLang 部署 Qwen3-32B，上下文按 8k 算",
+        r#"lang=zh model=qwen3-32b task=inference context=8192 topics=framework"#,
+    );
+    check(
+        "我们在 A100 上训 13B，换 H100 能快多少",
+        r#"lang=zh gpus=a100-40g,h100-sxm size=13 task=full cues=compare topics=upgrade-h100"#,
+    );
+    check(
+        "训练好的 Qwen-7B 部署要什么卡",
+        r#"lang=zh model=qwen-7b task=inference cues=recommend"#,
+    );
+    check(
+        "预训练 7B，300B token，能两个月内跑完吗",
+        r#"lang=zh size=7 task=pretrain months=2 tokens=300000000000"#,
+    );
+}

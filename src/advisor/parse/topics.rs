@@ -253,6 +253,10 @@ impl Triggers {
                 {
                     by_trigger.retain(|t| t != best);
                     by_trigger.insert(0, best.clone());
+                } else if s >= THRESHOLD && !by_trigger.contains(best) {
+                    // The examples' clear best is a second subject beside the trigger's
+                    // ("病历数据放新加坡节点": the region and the rules on medical data).
+                    by_trigger.push(best.clone());
                 }
             }
             return Routed {
