@@ -38,6 +38,10 @@ pub const MIN_MATCH: f64 = 1.5;
 /// "明天公司团建去哪" 0.15), below a near miss such as "先试用两天，满意了再付钱可以吗"
 /// (billing and slices).
 pub const NEAR: f64 = 0.16;
+/// A question says something besides its trigger words when at least this many letters
+/// or Han characters are left ("NVLink 有必要吗" leaves one, 必): only then can a topic its
+/// examples cover well join the trigger's.
+const SECOND_SUBJECT_CHARS: usize = 8;
 
 /// Whether the example questions may route a question: only one that states no workload
 /// (no model or size, no model the catalog does not know, and none of the numbers that
@@ -253,7 +257,11 @@ impl Triggers {
                 {
                     by_trigger.retain(|t| t != best);
                     by_trigger.insert(0, best.clone());
-                } else if s >= THRESHOLD && !by_trigger.contains(best) {
+                } else if s >= THRESHOLD
+                    && s >= 2.0 * share(&by_trigger[0])
+                    && !by_trigger.contains(best)
+                    && self.said_besides_triggers(text) >= SECOND_SUBJECT_CHARS
+                {
                     // The examples' clear best is a second subject beside the trigger's
                     // ("病历数据放新加坡节点": the region and the rules on medical data).
                     by_trigger.push(best.clone());
@@ -291,6 +299,20 @@ impl Triggers {
             .take(n)
             .map(|(i, s)| (self.topic_ids[i].clone(), s))
             .collect()
+    }
+
+    /// Letters, digits and Han characters of `text` outside every trigger, function
+    /// characters aside: how much the question says besides its trigger words.
+    fn said_besides_triggers(&self, text: &str) -> usize {
+        let mut inside = vec![false; text.len()];
+        for m in self.triggers.find_overlapping_iter(text) {
+            inside[m.start()..m.end()]
+                .iter_mut()
+                .for_each(|b| *b = true);
+        }
+        text.char_indices()
+            .filter(|&(i, c)| !inside[i] && c.is_alphanumeric() && !STOP_CHAR.contains(c))
+            .count()
     }
 
     fn by_trigger(&self, text: &str) -> Vec<String> {
