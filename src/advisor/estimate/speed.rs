@@ -235,12 +235,12 @@ pub fn prefill_s(r: &Replica<'_>, input: u32) -> f64 {
     r.prefill_compute_s(input) + r.step_s(1.0, input as f64) + REQUEST_OVERHEAD_S
 }
 
-/// One stream alone: `output` tokens over the whole call, prefill included (how the
-/// engines' speed tables measure it).
+/// One stream alone: its generation speed once the first token is out, each step at the
+/// request's mean depth (`input` + half the `output`). The prompt's prefill is the TTFT,
+/// apart, as llama.cpp's `tg`, Ollama's eval rate and the engines' TPOT count it.
 pub fn single_stream(r: &Replica<'_>, input: u32, output: u32) -> f64 {
     let (i, o) = (input as f64, output as f64);
-    let t = r.prefill_compute_s(input) + o * r.step_s(1.0, i + o / 2.0);
-    o / t
+    1.0 / r.step_s(1.0, i + o / 2.0)
 }
 
 /// The replica at `c` concurrent requests (continuous batching): every step decodes all
