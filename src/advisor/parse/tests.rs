@@ -353,6 +353,14 @@ fn bytes_are_not_sizes_and_a_team_online_together_is_concurrency() {
 fn budgets_per_day_and_hour_and_two_sizes_of_one_card() {
     check("每天预算 100 块左右，想跑 DeepSeek-R1-Distill-Qwen-14B 推理，够不够？", "lang=zh model=deepseek-r1-distill-qwen-14b task=inference budget=3000 cues=feasibility,budget");
     check(
+        "1.5个w 能不能搞定 qwen2.5-72b 推理，不要量化的",
+        r#"lang=zh model=qwen2.5-72b task=inference budget=15000 cues=feasibility"#,
+    );
+    check(
+        "Qwen2.5-7B 推理，32k 够不够",
+        r#"lang=zh model=qwen2.5-7b task=inference cues=feasibility"#,
+    );
+    check(
         "一周预算500上下，lora 微调一下 chatglm3-6b 够不",
         r#"lang=zh model=chatglm3-6b task=lora budget=2142.8571428571427 cues=feasibility,budget"#,
     );
