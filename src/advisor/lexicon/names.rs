@@ -106,6 +106,8 @@ names! {
         CardPluralBefore = "card.plural.before",
         CardPluralAfter = "card.plural.after",
         CardTurnedTo = "card.turned_to",
+        CardCountInMachines = "card_count.in_machines",
+        CardCountInCards = "card_count.in_cards",
         AskDuration = "ask.duration",
         ModelDistill = "model.distill",
         ModelSwitch = "model.switch",

@@ -194,12 +194,8 @@ impl Entities {
                     .find(|i| prefix.is_char_boundary(*i))
                     .unwrap_or(0);
                 let window = &prefix[start..];
-                let machines = |said: &str| {
-                    said.contains('台')
-                        || ["machine", "node", "server", "box"]
-                            .iter()
-                            .any(|w| said.contains(w))
-                };
+                let machines = |said: &str| lex.find(Slot::CardCountInMachines, said).is_some();
+                let in_cards = |said: &str| lex.find(Slot::CardCountInCards, said).is_some();
                 let count = match lex.find(Slot::CardCountBefore, window) {
                     // "两台 8 卡 H100": machines of that many cards each.
                     Some(f) => Some(
@@ -214,7 +210,7 @@ impl Entities {
                             * match self.machine_cards.get(id) {
                                 Some(&n)
                                     if machines(&window[f.start..f.end])
-                                        || (!said_as_cards(&window[f.start..f.end])
+                                        || (!in_cards(&window[f.start..f.end])
                                             && self.machine_after.is_match(&text[m.end()..])) =>
                                 {
                                     f64::from(n)
@@ -263,12 +259,4 @@ impl Entities {
         }
         blanked
     }
-}
-
-/// Whether a count before a card was said in cards ("8x", "8卡", "8 GPUs"), so that
-/// "整机" or "node" after the card names the machine those cards make up ("8卡A100 80G整机"
-/// is one machine of eight cards), not a count of machines.
-fn said_as_cards(count: &str) -> bool {
-    count.contains(['x', '*', '×', '卡', '张', '块'])
-        || ["card", "gpu"].iter().any(|w| count.contains(w))
 }
