@@ -152,7 +152,8 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         return (Intent::Faq, a.clone(), false);
     }
     if has_workload {
-        return (workload_intent(p, a), a.clone(), false);
+        let kept = prev.map_or_else(|| a.clone(), |prev| a.keeping_constraints_of(&prev.asked));
+        return (workload_intent(p, a), kept, false);
     }
     if p.cue(Cue::Offtopic) && a.gpus.is_empty() {
         return (Intent::Unknown, a.clone(), false);

@@ -178,6 +178,31 @@ impl Asked {
         self.model.is_some() || self.size_b.is_some()
     }
 
+    /// A new question in the same conversation keeps the constraints that stand until the
+    /// customer replaces them: the budget, the rental period, domestic hardware, the cards
+    /// declined and the engine ("预算一个月 5000" then "要跑 Qwen2.5-14B 推理，20 并发").
+    /// The card and its count belong to the question they were asked in.
+    pub fn keeping_constraints_of(&self, prev: &Asked) -> Asked {
+        let mut m = self.clone();
+        if m.budget_cny.is_none() && m.budget_change.is_none() {
+            m.budget_cny = prev.budget_cny;
+        }
+        if m.months.is_none() {
+            m.months = prev.months;
+        }
+        m.annual |= prev.annual && self.months.is_none();
+        m.domestic |= prev.domestic && !self.no_domestic;
+        for g in &prev.declined {
+            if !m.declined.contains(g) && !self.gpus.contains(g) {
+                m.declined.push(g.clone());
+            }
+        }
+        if m.serving.engine.is_none() {
+            m.serving.engine = prev.serving.engine;
+        }
+        m
+    }
+
     /// This turn's statements laid over the previous turn's (a follow-up).
     pub fn over(&self, prev: &Asked) -> Asked {
         let mut m = prev.clone();

@@ -97,7 +97,18 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
                 ));
             }
         } else if let Some(best) = on_card.best {
-            named_fit = Some(best);
+            // The cards counted, when they fit ("两台 8 卡 H100 要跑多久"): the job on
+            // exactly those cards, not on the cheapest or fastest number of them.
+            let counted = a.gpu_count.and_then(|n| {
+                search
+                    .plan(&Limits {
+                        count: Some(n),
+                        ..own.clone()
+                    })
+                    .best
+                    .filter(|c| c.cards == n)
+            });
+            named_fit = Some(counted.unwrap_or(best));
         }
     }
 

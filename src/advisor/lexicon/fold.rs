@@ -28,8 +28,9 @@ pub(super) struct RawTypo {
 
 /// "2万3", "9 万 6", "3千5", "1w5": a digit right after 万/千/w counts in the next lower unit;
 /// written as the decimal the number readers know ("2.3万"). Not before another digit, a
-/// decimal point or a count word ("1万 5 张卡" keeps its five cards).
-const TAIL_DIGIT: &str = r"([0-9])\s*(万|千|w)\s*([1-9一二两三四五六七八九])(\s*)([^\s0-9.一二两三四五六七八九十百个张台块卡月年天小位路人k]|$)";
+/// decimal point or a count word ("1万 5 张卡" keeps its five cards); a period after it
+/// is no count ("1w2 一个月").
+const TAIL_DIGIT: &str = r"([0-9])\s*(万|千|w)\s*([1-9一二两三四五六七八九])(\s*)([^\s0-9.一二两三四五六七八九十百个张台块卡月年天小位路人k]|$|一(?:个月|年|个季度))";
 
 /// "一个w", "两个w": 个w is 万 after a numeral.
 const GE_W: &str = r"([0-9一二两三四五六七八九十几])\s*个w([^a-z]|$)";
@@ -184,7 +185,13 @@ impl Fold {
                         .or_else(|| crate::advisor::numerals::cn_digit(d))
                         .unwrap_or(0)
                 });
-                format!("{}.{d}{}{}{}", &c[1], &c[2], &c[4], &c[5])
+                // A period after it stands apart, as `period_one` leaves it.
+                let gap = if c[4].is_empty() && c[5].starts_with('一') {
+                    " "
+                } else {
+                    &c[4]
+                };
+                format!("{}.{d}{}{gap}{}", &c[1], &c[2], &c[5])
             })
             .into_owned()
     }

@@ -197,12 +197,13 @@ impl Entities {
                 let machines = |said: &str| lex.find(Slot::CardCountInMachines, said).is_some();
                 let in_cards = |said: &str| lex.find(Slot::CardCountInCards, said).is_some();
                 let count = match lex.find(Slot::CardCountBefore, window) {
-                    // "两台 8 卡 H100": machines of that many cards each.
+                    // "两台 8 卡 H100", "2 machines of 8x A100": machines of that many
+                    // cards each.
                     Some(f) => Some(
                         f.value
                             * lex
                                 .find(Slot::CardCountBefore, &window[..f.start])
-                                .filter(|m| window[m.start..m.end].contains('台'))
+                                .filter(|m| machines(&window[m.start..m.end]))
                                 .map_or(1.0, |m| m.value)
                             // "两台 H100", "two H100 machines": whole machines of a card
                             // rented by the machine (DOMAIN.md §6); "an 8x H100 node" is
@@ -220,7 +221,14 @@ impl Entities {
                     ),
                     None => lex
                         .find(Slot::CardCountAfter, &text[m.end()..])
-                        .map(|f| f.value),
+                        .map(|f| f.value)
+                        // "换成 H100 整机呢", "an H100 node": one whole machine.
+                        .or_else(|| {
+                            self.machine_cards
+                                .get(id)
+                                .filter(|_| self.machine_after.is_match(&text[m.end()..]))
+                                .map(|&n| f64::from(n))
+                        }),
                 };
                 if let Some(c) = count.filter(|c| *c >= 1.0 && *c <= 64.0) {
                     a.gpu_count = Some(c as u32);

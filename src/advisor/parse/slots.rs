@@ -160,15 +160,28 @@ pub fn numbers(
     // A number is one slot's: "4 路并发 8k 上下文" is 4 streams of 8k, so the context's
     // span is blanked out before the concurrency is read.
     let context = lex.find_in(scan, Slot::Context, text, true);
+    // "how many 8k requests fit?": a request said by its length is the context, and its
+    // number no count of requests.
+    let sized = lex
+        .find_in(scan, Slot::ContextRequestSize, text, true)
+        .filter(|f| {
+            lex.find(Slot::RateAfter, &text[f.end..]).is_none()
+                && !quantities.iter().any(|q| {
+                    q.overlaps(f.num.0, f.num.1) && matches!(q.kind(), Kind::Qps | Kind::DailyUsers)
+                })
+        });
     let mut conc_text = text.to_string();
-    if let Some(f) = &context {
+    for f in [&context, &sized].into_iter().flatten() {
         conc_text.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
     }
+    let context = context.or(sized);
     // A number typed as another load ("3 requests per second" is QPS, "日活 3000 人" daily
     // users) is not a concurrency.
     let concurrency = lex
         .all_in(scan, Slot::Concurrency, &conc_text, false)
         .into_iter()
+        // "10k requests per day" is a load over time, not requests at once.
+        .filter(|f| lex.find(Slot::RateAfter, &conc_text[f.end..]).is_none())
         .find(|f| {
             !quantities.iter().any(|q| {
                 q.overlaps(f.num.0, f.num.1)
@@ -246,10 +259,20 @@ pub fn numbers(
     // "一个月最多 1.5万" and "一年 12 万的预算" say the money's period, not the rental's.
     let not_period =
         |f: &Found| f.value != 1.0 || period_at.is_none_or(|(s, e)| f.end <= s || f.start >= e);
+    // "包年的话一个月多少" asks the price of a month, not for a month's rental.
+    let not_price =
+        |f: &Found| f.value != 1.0 || lex.find(Slot::MonthsPriceAfter, &text[f.end..]).is_none();
     let num_free = |slot: Slot| {
         lex.all_in(scan, slot, text, false)
             .into_iter()
-            .find(not_period)
+            .find(|f| not_period(f) && (slot != Slot::Months || not_price(f)))
+    };
+    // Weeks of rental ("项目做 6 周") in months of the billing month's hours.
+    let weeks = || {
+        num_free(Slot::Weeks).map(|w| Found {
+            value: w.value * 7.0 * 24.0 / hours_per_month,
+            ..w
+        })
     };
     let months = num_free(Slot::Months)
         .or_else(|| lex.find_in(scan, Slot::MonthsHalf, text, false))
@@ -261,7 +284,8 @@ pub fn numbers(
                     value: y.value * 12.0,
                     ..y
                 })
-        });
+        })
+        .or_else(weeks);
     // A budget for a year (a quarter, "for 3 months") is a rental that long, unless the
     // question gives the rental's own months.
     let budget_months = money
@@ -274,6 +298,14 @@ pub fn numbers(
         &mut invalid,
     );
     claimed.extend(months.filter(|_| a.months.is_some()).map(|f| f.num));
+    // "项目做 6 周，总预算 2 万": an amount for the whole rental, with no period of its own,
+    // is spread over the rental's months.
+    if let (Some(m), Some(n)) = (money, months.map(|f| f.value)) {
+        if m.period.is_none() && n > 1.0 && lex.has_in(scan, Slot::BudgetTotal) {
+            a.budget_cny = a.budget_cny.map(|b| b / n);
+            *budget_low = budget_low.map(|b| b / n);
+        }
+    }
     invalid
 }
 
