@@ -95,7 +95,8 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     }
     let has_workload = a.has_workload();
     // Card against card in any phrasing is a comparison, with or without a workload.
-    let compare = a.gpus.len() >= 2 && p.cue(Cue::Compare);
+    // "Can a 4090 handle it, or do we need an A100?" asks about the first card.
+    let compare = a.gpus.len() >= 2 && p.cue(Cue::Compare) && !p.cue(Cue::Escalate);
     // A follow-up: something that modifies the last turn, without a workload of its own
     // or introduced as one ("那 7B 呢"). Topic-only questions and comparisons stand alone.
     if let Some(prev) = prev {

@@ -146,11 +146,18 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
             machine_note = Some(t(lang, &zh, &en).to_string());
         }
     }
-    let est = EstimateJson::from_bill(
+    let mut est = EstimateJson::from_bill(
         search.bill(w.precision),
         best.as_ref().map_or(1, |c| c.cards),
         best.as_ref(),
     );
+    // The training time is the named cards' when the question counts them (DOMAIN.md §6),
+    // whichever configuration is recommended.
+    if let (Some(gpu), Some(n)) = (named.and_then(|g| cat.gpu(g)), a.gpu_count) {
+        if let Some(h) = crate::advisor::estimate::train_hours(w, gpu, n) {
+            est.train_hours = Some(round1(h));
+        }
+    }
     r.text(describe::bill_line(&est, w, lang));
     if !w.arch.diffusion {
         let variants = crate::advisor::estimate::variants(w, w.precision);

@@ -31,6 +31,7 @@ names! {
         Help = "help",
         Feasibility = "feasibility",
         Compare = "compare",
+        Escalate = "escalate",
         Price = "price",
         Budget = "budget",
         Recommend = "recommend",

@@ -141,7 +141,12 @@ pub fn serving(
         a.concurrency = count(Slot::ServingConcurrency, 1e6);
     }
     // A request stated as a total, or as input and output, is the context (at least).
-    let request = count(Slot::RequestTokens, 1e8);
+    // "10k requests per day" is a load over time, not a request's length.
+    let request = num(Slot::RequestTokens, true)
+        .filter(|f| lex.find(Slot::RateAfter, &text[f.end..]).is_none())
+        .map(|f| f.value)
+        .filter(|v| *v >= 1.0 && *v <= 1e8)
+        .map(|v| v as u32);
     claimed.extend(taken.into_inner());
     if let (Some(r), None) = (request, s.input_tokens) {
         let out = s.output_tokens.unwrap_or(r / 2).min(r);

@@ -174,6 +174,7 @@ pub fn numbers(
     for f in [&context, &sized].into_iter().flatten() {
         conc_text.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
     }
+    claimed.extend(sized.map(|f| f.num));
     let context = context.or(sized);
     // A number typed as another load ("3 requests per second" is QPS, "日活 3000 人" daily
     // users) is not a concurrency.

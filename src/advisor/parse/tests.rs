@@ -50,7 +50,7 @@ fn check(question: &str, expected: &str) {
 fn cards_with_their_counts() {
     check(
         "两张 A100 跑 Qwen-14B 推理",
-        "lang=zh gpus=a100-40g count=2 model=qwen-14b task=inference",
+        "lang=zh gpus=a100-40g count=2 model=qwen-14b task=inference cues=feasibility",
     );
     check(
         "8xH100 能训 70B 吗",
@@ -554,7 +554,7 @@ fn totals_over_weeks_machines_of_cards_requests_by_length_and_refusals_in_englis
     );
     check(
         "Qwen3-235B-A22B-FP8 on 4x H100, how many 8k requests fit?",
-        r#"lang=en gpus=h100-sxm count=4 model=qwen3-235b-a22b precision=fp8 context=8192 cues=recommend topics=fp8"#,
+        r#"lang=en gpus=h100-sxm count=4 model=qwen3-235b-a22b precision=fp8 context=8192 output=4096 cues=recommend topics=fp8"#,
     );
     check(
         "10k requests per day on Qwen2.5-7B",
