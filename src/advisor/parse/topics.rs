@@ -74,7 +74,8 @@ pub fn examples_apply(p: &Parsed) -> bool {
 /// diagnostic cue and no cue of another question: what to rent, can it run, the price, a
 /// comparison), or the disk it needs ("How much disk do I need for a few 70B
 /// checkpoints?": its "how much" and "need" are the disk's, so only a question with no
-/// word for the cards at all, `card_word`: the `card.word` slot). Neither with a card or a budget. The
+/// word for the cards at all, `card_word`: the `card.word` slot, nor a card). A diagnosis
+/// may name the card it runs on ("24G 显存占满了"); neither comes with a budget. The
 /// examples then route it like a question with no workload, and an FAQ it reaches is the
 /// answer (`intent.rs`).
 pub fn workload_is_background(p: &Parsed, card_word: bool) -> bool {
@@ -91,7 +92,7 @@ pub fn workload_is_background(p: &Parsed, card_word: bool) -> bool {
     let disk = p.cue(Cue::StorageAsk)
         && !card_word
         && !other(&[Cue::Feasibility, Cue::Compare, Cue::Budget]);
-    (diagnostic || disk) && a.gpus.is_empty() && a.budget_cny.is_none()
+    (diagnostic || (disk && a.gpus.is_empty())) && a.budget_cny.is_none()
 }
 
 /// The catalog's topic triggers and examples, compiled.
