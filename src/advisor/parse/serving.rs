@@ -3,7 +3,7 @@
 //! sets the engine (llama.cpp) and the weight format's real bits; a request size stated
 //! as input and output sets the context when the question gives none.
 
-use super::slots::negated;
+use super::slots::{negated, rate_follows};
 use crate::advisor::lexicon::{Found, Lexicon, Scan, Slot};
 use crate::advisor::workload::{Asked, Engine, Precision};
 
@@ -143,7 +143,7 @@ pub fn serving(
     // A request stated as a total, or as input and output, is the context (at least).
     // "10k requests per day" is a load over time, not a request's length.
     let request = num(Slot::RequestTokens, true)
-        .filter(|f| lex.find(Slot::RateAfter, &text[f.end..]).is_none())
+        .filter(|f| !rate_follows(lex, text, f))
         .map(|f| f.value)
         .filter(|v| *v >= 1.0 && *v <= 1e8)
         .map(|v| v as u32);

@@ -165,7 +165,7 @@ pub fn numbers(
     let sized = lex
         .find_in(scan, Slot::ContextRequestSize, text, true)
         .filter(|f| {
-            lex.find(Slot::RateAfter, &text[f.end..]).is_none()
+            !rate_follows(lex, text, f)
                 && !quantities.iter().any(|q| {
                     q.overlaps(f.num.0, f.num.1) && matches!(q.kind(), Kind::Qps | Kind::DailyUsers)
                 })
@@ -182,7 +182,7 @@ pub fn numbers(
         .all_in(scan, Slot::Concurrency, &conc_text, false)
         .into_iter()
         // "10k requests per day" is a load over time, not requests at once.
-        .filter(|f| lex.find(Slot::RateAfter, &conc_text[f.end..]).is_none())
+        .filter(|f| !rate_follows(lex, &conc_text, f))
         .find(|f| {
             !quantities.iter().any(|q| {
                 q.overlaps(f.num.0, f.num.1)
@@ -513,6 +513,12 @@ struct Money {
     num: Span,
     low: f64,
     months: f64,
+}
+
+/// Whether a rate follows the number found ("10k requests per day", "3000 个请求每天"):
+/// a load over time, neither requests at once nor a request's length.
+pub fn rate_follows(lex: &Lexicon, text: &str, f: &Found) -> bool {
+    lex.find(Slot::RateAfter, &text[f.end..]).is_some()
 }
 
 /// Whether the mention starting at `start` is declined: a negation right before it
