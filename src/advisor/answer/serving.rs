@@ -162,27 +162,37 @@ pub fn compute<'c>(ctx: &Context<'c>, w: &Workload, ans: &Answer) -> Option<Serv
     let sa = &ctx.asked.serving;
     let mut wp = w.clone();
     wp.precision = c.precision;
+    let sliced = (c.memory < c.gpu.memory_gb).then(|| slice_of(c.gpu, c.memory));
+    let gpu = sliced.as_ref().unwrap_or(c.gpu);
     let fixed = |tp: u32| {
         (
             tp,
-            estimate::serving(&wp, model, sa, c.precision, c.gpu, tp, c.linked),
+            estimate::serving(&wp, model, sa, c.precision, gpu, tp, c.linked),
         )
     };
     let (tp, s) = match c.tp {
         Some(tp) => fixed(tp),
-        None => best_split(
-            w,
-            model,
-            sa,
-            c.precision,
-            c.gpu,
-            c.memory,
-            c.cards,
-            c.linked,
-        )
-        .unwrap_or_else(|| fixed(c.cards.max(1))),
+        None => best_split(w, model, sa, c.precision, gpu, c.memory, c.cards, c.linked)
+            .unwrap_or_else(|| fixed(c.cards.max(1))),
     };
     Some(Served { c, tp, s })
+}
+
+/// A slice of a card as the engine sees it: its share of the memory (CUDA context
+/// included, DOMAIN.md §6) and the same share of the bandwidth and compute, as a card
+/// shared by as many tenants as it has slices gives each (NVIDIA's MIG user guide: an
+/// instance gets its fraction of the memory, bandwidth and SMs together).
+fn slice_of(gpu: &Gpu, memory_gb: f64) -> Gpu {
+    let share = memory_gb / gpu.memory_gb;
+    Gpu {
+        memory_gb,
+        visible_mib: None,
+        bandwidth_gbs: gpu.bandwidth_gbs * share,
+        fp16_tflops: gpu.fp16_tflops * share,
+        fp8_tflops: gpu.fp8_tflops * share,
+        int8_tops: gpu.int8_tops * share,
+        ..gpu.clone()
+    }
 }
 
 /// Adds the serving object and block; the serving estimate's single-stream speed becomes
