@@ -84,6 +84,7 @@ impl Advisor {
             budget: asked.budget_cny,
             months: asked.months,
             exclude: asked.declined.clone(),
+            whole_cards: asked.whole_cards,
         };
         let ctx = Context {
             cat: &self.catalog,

@@ -77,6 +77,8 @@ pub struct Limits {
     pub months: Option<f64>,
     /// GPU ids the user declined ("不要 H100"): never offered.
     pub exclude: Vec<String>,
+    /// Slices declined: whole cards only.
+    pub whole_cards: bool,
 }
 
 /// Why an offer cannot run a workload at all (not a memory question).

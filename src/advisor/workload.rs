@@ -149,6 +149,9 @@ pub struct Asked {
     /// Cards declined ("不要 H100"): never recommended, and no longer the card asked about.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub declined: Vec<String>,
+    /// Slices declined ("别推荐切片，我要独占整卡", "a dedicated GPU"): whole cards only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole_cards: bool,
     /// A change relative to the previous turn's budget, CNY a month ("预算再加两千": +2000).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget_change: Option<f64>,
@@ -192,6 +195,7 @@ impl Asked {
         }
         m.annual |= prev.annual && self.months.is_none();
         m.domestic |= prev.domestic && !self.no_domestic;
+        m.whole_cards |= prev.whole_cards;
         for g in &prev.declined {
             if !m.declined.contains(g) && !self.gpus.contains(g) {
                 m.declined.push(g.clone());
@@ -256,6 +260,7 @@ impl Asked {
         m.optimizer_8bit |= self.optimizer_8bit;
         m.offload |= self.offload;
         m.annual |= self.annual;
+        m.whole_cards |= self.whole_cards;
         m.domestic = (m.domestic && !self.no_domestic) || self.domestic;
         m.no_domestic = !m.domestic && (self.no_domestic || prev.no_domestic);
         // A card declined now is no longer the card asked about; one named again is no

@@ -74,6 +74,7 @@ pub fn budget(ctx: &Context<'_>, ans: &mut Answer) {
         domestic: ctx.asked.domestic,
         budget: Some(b),
         exclude: ctx.asked.declined.clone(),
+        whole_cards: ctx.asked.whole_cards,
         ..Limits::default()
     };
     let mut lines = Vec::new();

@@ -27,6 +27,8 @@ pub struct Entities {
     variants: Vec<(String, u32, String)>,
     /// A memory size written alone ("80GB", "40g").
     memory_re: Regex,
+    /// The consumer cards (`consumer` in gpus.toml): "no consumer cards" declines them.
+    consumer: Vec<String>,
 }
 
 /// What the cards of a question say besides `Asked`'s fields.
@@ -64,6 +66,12 @@ impl Entities {
             .join("|");
         let gpu_re = Regex::new(&format!("(?:{pattern})")).expect("escaped aliases compile");
 
+        let consumer = cat
+            .gpus
+            .iter()
+            .filter(|g| g.consumer)
+            .map(|g| g.id.clone())
+            .collect();
         let machine_cards = cat
             .offers
             .iter()
@@ -97,7 +105,29 @@ impl Entities {
             variants,
             memory_re: Regex::new(r"(?:^|[^0-9a-z.])([0-9]{2,3})\s*gb?(?-u:\b)")
                 .expect("a fixed pattern"),
+            consumer,
         }
+    }
+
+    /// A class of cards declined, or the other class asked for: "no consumer cards",
+    /// "只要数据中心卡" decline every consumer card; "别推荐切片", "我要独占整卡" decline
+    /// slices of a card.
+    fn classes(&self, lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) {
+        let declined = |class: Slot| {
+            lex.has_in(scan, class)
+                && lex
+                    .all_in(scan, class, text, false)
+                    .iter()
+                    .any(|f| negated(lex, text, f.start))
+        };
+        if declined(Slot::ClassConsumer) || lex.has_in(scan, Slot::ClassDatacenterOnly) {
+            for id in &self.consumer {
+                if !a.declined.contains(id) && !a.gpus.contains(id) {
+                    a.declined.push(id.clone());
+                }
+            }
+        }
+        a.whole_cards = declined(Slot::ClassSlice) || lex.has_in(scan, Slot::ClassWholeCard);
     }
 
     /// "A100 40GB vs 80GB", "is the 80GB A100 worth it over the 40GB one?": one card
@@ -255,12 +285,18 @@ impl Entities {
             a.gpus.insert(0, id);
         }
         self.sizes_of_one_card(text, a);
+        self.classes(lex, scan, text, a);
         a.gpu = a.gpus.first().cloned();
         // "单卡能搞定吗？不行就推荐一下": a count asked with a fallback is not a constraint.
         if a.gpu_count.is_none() && !lex.has_in(scan, Slot::CardCountFallback) {
             a.gpu_count = [Slot::CardCount, Slot::CardCountPair, Slot::CardCountSingle]
                 .iter()
-                .find_map(|&s| lex.find_in(scan, s, text, false))
+                .find_map(|&s| {
+                    // "we don't want to pay for 8 cards" counts none.
+                    lex.all_in(scan, s, text, false)
+                        .into_iter()
+                        .find(|f| !negated(lex, text, f.start))
+                })
                 .map(|f| f.value)
                 .filter(|c| *c >= 1.0 && *c <= 64.0)
                 .map(|c| c as u32);

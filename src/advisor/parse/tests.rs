@@ -586,3 +586,53 @@ fn totals_over_weeks_machines_of_cards_requests_by_length_and_refusals_in_englis
         r#"lang=zh gpus=a100-40g,rtx4090 model=qwen3-14b task=inference cues=compare"#,
     );
 }
+
+#[test]
+fn classes_of_cards_declined_people_served_and_counts_refused() {
+    let parse = |q: &str| advisor().parser.parse(q, advisor().catalog.billing.usd_cny);
+    for q in [
+        "LoRA fine-tune of Qwen2.5-3B, no consumer cards please",
+        "只要数据中心卡，跑 Qwen2.5-7B",
+    ] {
+        let a = parse(q).asked;
+        let consumer: Vec<&str> = advisor()
+            .catalog
+            .gpus
+            .iter()
+            .filter(|g| g.consumer)
+            .map(|g| g.id.as_str())
+            .collect();
+        assert!(!consumer.is_empty());
+        assert!(
+            consumer.iter().all(|g| a.declined.iter().any(|d| d == g)),
+            "{q:?}"
+        );
+        assert!(!a.whole_cards, "{q:?}");
+    }
+    for q in [
+        "别推荐切片，我要独占整卡，跑个 Qwen2.5-0.5B",
+        "Qwen2.5-0.5B on a dedicated GPU, no MIG",
+    ] {
+        let a = parse(q).asked;
+        assert!(a.whole_cards, "{q:?}");
+        assert!(a.declined.is_empty(), "{q:?}");
+    }
+    let a = parse("一张 A100 能切几个切片跑 Qwen2.5-0.5B").asked;
+    assert!(!a.whole_cards);
+    check(
+        "gpt-oss-20b 给 5 个人内部用，最便宜的方案是啥",
+        "lang=zh model=gpt-oss-20b concurrency=5 cues=recommend",
+    );
+    check(
+        "Qwen2.5-Coder-32B-Instruct 给 30 个程序员做代码补全，上下文 16k",
+        "lang=zh model=qwen2.5-coder-32b context=16384 concurrency=30",
+    );
+    check(
+        "we don't want to pay for 8 cards — smallest setup for Mixtral-8x7B",
+        "lang=en model=mixtral-8x7b cues=recommend",
+    );
+    check(
+        "customer wants to train a 7B model. They said train, not fine-tune.",
+        "lang=en size=7 task=full",
+    );
+}

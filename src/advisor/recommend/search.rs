@@ -7,7 +7,7 @@ use super::{
     card_memory, cheapest_of, fastest_of, ineligible, precision_at, within_budget, Candidate,
     Limits, Plan,
 };
-use crate::advisor::catalog::{Catalog, Gpu, Offer};
+use crate::advisor::catalog::{Catalog, Gpu, Offer, Unit};
 use crate::advisor::estimate::{self, Bill};
 use crate::advisor::workload::{Precision, Task, Workload};
 use std::cell::OnceCell;
@@ -68,13 +68,16 @@ pub fn candidates<'c>(
 }
 
 /// The offers of the catalog the search looks at, with their GPU: domestic hardware only
-/// when asked for, never otherwise (DOMAIN.md §6); none of a card the user declined.
+/// when asked for, never otherwise (DOMAIN.md §6); none of a card the user declined, nor a
+/// slice when whole cards are asked for.
 fn offers<'c>(cat: &'c Catalog, limits: &Limits) -> impl Iterator<Item = (&'c Offer, &'c Gpu)> {
     let domestic = limits.domestic;
     let exclude = limits.exclude.clone();
+    let whole = limits.whole_cards;
     cat.offers
         .iter()
         .filter(move |o| o.domestic == domestic && !exclude.contains(&o.gpu))
+        .filter(move |o| !(whole && o.unit == Unit::Slice))
         .filter_map(|o| Some((o, cat.gpu(&o.gpu)?)))
 }
 
