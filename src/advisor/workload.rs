@@ -305,6 +305,7 @@ impl Asked {
         }
         // "double the data", "并发翻倍": the slot named, else the previous turn's data
         // size when it trained on one, else its budget, concurrency or context.
+        let mut load_scale = None;
         if let Some((k, target)) = self.scaled {
             let target = target.or_else(|| {
                 if prev.train_tokens.is_some() && prev.task.is_some_and(Task::is_training) {
@@ -325,6 +326,14 @@ impl Asked {
                 }
                 Some(ScaleTarget::Budget) if self.budget_cny.is_none() => {
                     m.budget_cny = prev.budget_cny.map(|b| b * k);
+                }
+                // "日活翻倍呢": a load said as daily users or QPS scales as it was said.
+                Some(ScaleTarget::Concurrency)
+                    if self.concurrency.is_none()
+                        && prev.concurrency.is_none()
+                        && (prev.serving.daily_users.is_some() || prev.serving.qps.is_some()) =>
+                {
+                    load_scale = Some(k);
                 }
                 Some(ScaleTarget::Concurrency) if self.concurrency.is_none() => {
                     m.concurrency = Some(
@@ -358,6 +367,15 @@ impl Asked {
             m.micro_batch = prev.micro_batch;
         }
         m.serving = self.serving.over(&prev.serving);
+        if let Some(k) = load_scale {
+            if self.serving.daily_users.is_none() && self.serving.qps.is_none() {
+                m.serving.daily_users = m
+                    .serving
+                    .daily_users
+                    .map(|d| (f64::from(d) * k).round().clamp(1.0, 1e9) as u32);
+                m.serving.qps = m.serving.qps.map(|q| q * k);
+            }
+        }
         m.recipe = self.recipe.over(&prev.recipe);
         m
     }

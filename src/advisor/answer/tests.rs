@@ -159,6 +159,21 @@ fn follow_ups_change_one_slot_and_keep_the_rest() {
         &["workload.model", "workload.task"],
         "workload.model=llama-3.1-405b workload.task=lora",
     );
+    // A load said as daily users doubles as daily users (5 % of them at once).
+    f(
+        &["部署 Qwen2.5-7B，日活 1 万", "日活翻倍呢"],
+        &["workload.concurrency"],
+        "workload.concurrency=1000",
+    );
+    // Slices declined stay declined.
+    f(
+        &[
+            "别推荐切片，我要独占整卡，跑 Qwen2.5-1.5B",
+            "那 Qwen2.5-0.5B 呢",
+        ],
+        &["recommendation.gpu"],
+        "recommendation.gpu=t4",
+    );
     // A relative budget is relative to the last one.
     f(
         &["部署 Qwen2.5-14B，月预算 2500", "预算再多给 1000 呢"],

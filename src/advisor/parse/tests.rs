@@ -635,4 +635,21 @@ fn classes_of_cards_declined_people_served_and_counts_refused() {
         "customer wants to train a 7B model. They said train, not fine-tune.",
         "lang=en size=7 task=full",
     );
+    // Asking whether ("能不能用", "要不要上") and another vendor ("别家") decline nothing.
+    check(
+        "能不能用 T4 做 7B 的 LoRA 训练",
+        "lang=zh gpus=t4 size=7 task=lora cues=feasibility",
+    );
+    check(
+        "要不要上 H100 跑 Qwen2.5-7B",
+        "lang=zh gpus=h100-sxm model=qwen2.5-7b task=inference topics=upgrade-h100",
+    );
+    check(
+        "他们在别家租了两张 3090 跑 Qwen2.5-14B",
+        "lang=zh gpus=rtx3090 count=2 model=qwen2.5-14b task=inference",
+    );
+    check(
+        "千亿级的模型做推理，FP8",
+        "lang=zh size=100 task=inference precision=fp8 topics=fp8",
+    );
 }
