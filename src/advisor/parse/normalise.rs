@@ -9,7 +9,21 @@ use crate::advisor::lexicon::Lexicon;
 /// The normalised question (at most [`MAX_QUESTION_BYTES`] of `raw`, cut at a char
 /// boundary).
 pub fn question(lex: &Lexicon, raw: &str) -> String {
-    lex.normalise(cut(raw))
+    lex.normalise(&unquoted(cut(raw)))
+}
+
+/// A forwarded ticket or e-mail without its quoted lines ("> 之前他问过 4090 能不能跑"):
+/// what was asked before is not this question, unless the quote is all there is.
+pub fn unquoted(text: &str) -> std::borrow::Cow<'_, str> {
+    let quoted = |l: &str| l.trim_start().starts_with(['>', '＞']);
+    if !text.lines().any(quoted) {
+        return text.into();
+    }
+    let kept: Vec<&str> = text.lines().filter(|l| !quoted(l)).collect();
+    if kept.iter().all(|l| l.trim().is_empty()) {
+        return text.into();
+    }
+    kept.join("\n").into()
 }
 
 /// At most [`MAX_QUESTION_BYTES`] of `raw`, cut at a char boundary.
@@ -67,6 +81,16 @@ mod tests {
         check("預算每個月三千", "预算每个月三千");
         check("Qwen2.5-7B 推里", "qwen2.5-7b 推理");
         check("", "");
+    }
+
+    #[test]
+    fn quoted_lines_of_a_forwarded_ticket_are_left_out() {
+        check(
+            "客户问：预算 6000 能配吗？\n> 之前他问过 4090\n麻烦再看下",
+            "客户问:预算 6000 能配吗? 麻烦再看下",
+        );
+        check("> only a quote", "> only a quote");
+        check("Hi team,\n  > H100?\nCan a 3090 run it?", "hi team, can a 3090 run it?");
     }
 
     #[test]
