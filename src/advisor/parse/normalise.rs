@@ -90,7 +90,10 @@ mod tests {
             "客户问:预算 6000 能配吗? 麻烦再看下",
         );
         check("> only a quote", "> only a quote");
-        check("Hi team,\n  > H100?\nCan a 3090 run it?", "hi team, can a 3090 run it?");
+        check(
+            "Hi team,\n  > H100?\nCan a 3090 run it?",
+            "hi team, can a 3090 run it?",
+        );
     }
 
     #[test]
