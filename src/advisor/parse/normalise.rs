@@ -14,10 +14,26 @@ pub fn question(lex: &Lexicon, raw: &str) -> String {
 
 /// A forwarded ticket or e-mail without its quoted lines ("> 之前他问过 4090 能不能跑"):
 /// what was asked before is not this question, unless the quote is all there is.
+///
+/// Flattened to one line ("…能配吗？ > 之前他问过 4090 > 我们回复…"), a quote marker (a `>`
+/// after a space, before a word, not a number as in "> 40GB") ends the question when a
+/// question was asked before it.
 pub fn unquoted(text: &str) -> std::borrow::Cow<'_, str> {
     let quoted = |l: &str| l.trim_start().starts_with(['>', '＞']);
     if !text.lines().any(quoted) {
-        return text.into();
+        let marker = text.char_indices().find(|&(i, c)| {
+            let mut after = text[i + c.len_utf8()..].chars();
+            matches!(c, '>' | '＞')
+                && text[..i].ends_with(char::is_whitespace)
+                && after.next().is_some_and(char::is_whitespace)
+                && after
+                    .find(|c| !c.is_whitespace())
+                    .is_some_and(|c| !c.is_ascii_digit())
+        });
+        return match marker {
+            Some((i, _)) if is_question(&text[..i]) => text[..i].trim_end().into(),
+            _ => text.into(),
+        };
     }
     let kept: Vec<&str> = text.lines().filter(|l| !quoted(l)).collect();
     if kept.iter().all(|l| l.trim().is_empty()) {
@@ -90,6 +106,15 @@ mod tests {
             "客户问:预算 6000 能配吗? 麻烦再看下",
         );
         check("> only a quote", "> only a quote");
+        check(
+            "客户问：预算 6000 能配吗？ > 之前他问过 4090 > 我们回复单卡不行",
+            "客户问:预算 6000 能配吗?",
+        );
+        check("显存 > 40GB 的卡有哪些?", "显存 > 40gb 的卡有哪些?");
+        check(
+            "Hi, customer asks: > can a 4090 run 70B?",
+            "hi, customer asks: > can a 4090 run 70b?",
+        );
         check(
             "Hi team,\n  > H100?\nCan a 3090 run it?",
             "hi team, can a 3090 run it?",
