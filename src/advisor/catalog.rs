@@ -52,6 +52,13 @@ impl Range {
             max: self.max * k,
         }
     }
+    /// The range moved up by `v` at both ends.
+    pub fn plus(&self, v: f64) -> Range {
+        Range {
+            min: self.min + v,
+            max: self.max + v,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -94,6 +101,9 @@ impl Gpu {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Addon {
+    /// What the add-on adds: "cpu", "ram", "disk" or "bandwidth"; a question that asks
+    /// for it (the `addon.<kind>` slot of intents/slots.toml) gets it priced in.
+    pub kind: String,
     pub name_zh: String,
     pub name_en: String,
     pub price: f64,

@@ -69,6 +69,8 @@ pub enum Invalid {
 #[derive(Debug, Clone, Default)]
 pub struct Parsed {
     pub lang: Option<Lang>,
+    /// Add-ons asked for with a price ("加到 128G 内存"): their kinds (catalog/offers.toml).
+    pub addons: Vec<&'static str>,
     pub empty: bool,
     pub asked: Asked,
     pub cues: Vec<Cue>,
@@ -220,6 +222,16 @@ impl Parser {
         }
         let a = &mut p.asked;
 
+        p.addons = [
+            (Slot::AddonCpu, "cpu"),
+            (Slot::AddonRam, "ram"),
+            (Slot::AddonDisk, "disk"),
+            (Slot::AddonBandwidth, "bandwidth"),
+        ]
+        .into_iter()
+        .filter(|&(s, _)| lex.has_in(&scan, s))
+        .map(|(_, k)| k)
+        .collect();
         let mut facts = CardFacts::default();
         let blanked = self.entities.cards(lex, &scan, &text, a, &mut facts);
         p.count_at_card = facts.count_at_card;

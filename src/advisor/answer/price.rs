@@ -3,7 +3,7 @@
 
 use super::context::Context;
 use super::topics::add_topic;
-use crate::advisor::catalog::{Offer, Unit, ANNUAL_MONTHS};
+use crate::advisor::catalog::{Addon, Offer, Unit, ANNUAL_MONTHS};
 use crate::advisor::contract::{Answer, ConfigJson};
 use crate::advisor::lexicon::Cue;
 use crate::advisor::parse::Lang;
@@ -171,6 +171,27 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
                     }
                 ),
             });
+        }
+        // The add-ons asked for, priced in: the offer's price plus theirs, a month.
+        let asked: Vec<&Addon> = o
+            .addons
+            .iter()
+            .filter(|x| ctx.parsed.addons.contains(&x.kind.as_str()))
+            .collect();
+        if !asked.is_empty() {
+            let extra: f64 = asked.iter().map(|x| x.price).sum();
+            let names: Vec<String> = asked
+                .iter()
+                .map(|x| format!("{} +{}", t(lang, &x.name_zh, &x.name_en), money(x.price)))
+                .collect();
+            lines.push(format!(
+                "{}{}{}{}{}",
+                t(lang, "按你要的加配（", "With the add-ons asked for ("),
+                names.join(t(lang, "，", ", ")),
+                t(lang, "）：合计 ", "): "),
+                money_range(o.price.plus(extra)),
+                t(lang, "/月", "/month in total")
+            ));
         }
         if !o.addons.is_empty() {
             let add: Vec<String> = o

@@ -84,6 +84,40 @@ fn the_reply_is_the_rendered_markdown_and_the_bill_adds_up() {
     }
 }
 
+/// Add-ons asked with a price are priced in from the offer's `addons`, not from the text.
+#[test]
+fn add_ons_asked_for_are_priced_in() {
+    let cat = &advisor().catalog;
+    let offer = cat
+        .offers
+        .iter()
+        .find(|o| o.gpu == "a100-40g" && !o.addons.is_empty())
+        .expect("an A100 40G offer with add-ons");
+    let of = |kind: &str| {
+        offer
+            .addons
+            .iter()
+            .find(|x| x.kind == kind)
+            .map_or(0.0, |x| x.price)
+    };
+    let total = offer.price.min + of("ram") + of("disk");
+    let expected = format!("{}/", crate::advisor::reply::money(total));
+    for q in [
+        "A100 40G 定制款，加到 128G 内存，再加 1T 硬盘，一个月总共多少？",
+        "How much is an A100 40G a month with 128 GB RAM and an extra 1TB of storage?",
+    ] {
+        let (a, _) = advisor().answer(q, &State::default());
+        assert_eq!(a.intent.id(), "price", "{q}");
+        assert!(
+            a.reply().contains(&expected),
+            "{q}: {expected} in {}",
+            a.reply()
+        );
+    }
+    let (a, _) = advisor().answer("A100 40G 多少钱", &State::default());
+    assert!(!a.reply().contains(&expected));
+}
+
 /// Pitfalls follow the card's flags in gpus.toml: a card renamed there keeps its
 /// warnings, and a card given a flag gets the warning that goes with it.
 #[test]
