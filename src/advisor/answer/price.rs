@@ -172,7 +172,8 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
                 ),
             });
         }
-        // The add-ons asked for, priced in: the offer's price plus theirs, a month.
+        // The add-ons asked for, priced in: the units' price plus theirs (once, for the
+        // machine the cards are in), a month.
         let asked: Vec<&Addon> = o
             .addons
             .iter()
@@ -189,7 +190,7 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
                 t(lang, "按你要的加配（", "With the add-ons asked for ("),
                 names.join(t(lang, "，", ", ")),
                 t(lang, "）：合计 ", "): "),
-                money_range(o.price.plus(extra)),
+                money_range(o.price.scale(units as f64).plus(extra)),
                 t(lang, "/月", "/month in total")
             ));
         }
