@@ -181,29 +181,20 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
             .collect();
         if !asked.is_empty() {
             let extra: f64 = asked.iter().map(|x| x.price).sum();
-            let names: Vec<String> = asked
-                .iter()
-                .map(|x| format!("{} +{}", t(lang, &x.name_zh, &x.name_en), money(x.price)))
-                .collect();
             lines.push(format!(
                 "{}{}{}{}{}",
                 t(lang, "按你要的加配（", "With the add-ons asked for ("),
-                names.join(t(lang, "，", ", ")),
+                addon_list(lang, asked.iter().copied()),
                 t(lang, "）：合计 ", "): "),
                 money_range(o.price.scale(units as f64).plus(extra)),
                 t(lang, "/月", "/month in total")
             ));
         }
         if !o.addons.is_empty() {
-            let add: Vec<String> = o
-                .addons
-                .iter()
-                .map(|x| format!("{} +{}", t(lang, &x.name_zh, &x.name_en), money(x.price)))
-                .collect();
             lines.push(format!(
                 "{}{}",
                 t(lang, "加配：", "Add-ons: "),
-                add.join(t(lang, "，", ", "))
+                addon_list(lang, o.addons.iter())
             ));
         }
         lines.push(t(lang, &o.notes_zh, &o.notes_en).to_string());
@@ -274,4 +265,12 @@ pub fn price_table(ctx: &Context<'_>, ans: &mut Answer) {
         })
         .collect();
     ans.rendered.table(head, rows);
+}
+
+/// Add-ons with their prices, as one list ("内存升级到 128G +¥600，加 1T 数据盘 +¥300").
+fn addon_list<'a>(lang: Lang, addons: impl Iterator<Item = &'a Addon>) -> String {
+    addons
+        .map(|x| format!("{} +{}", t(lang, &x.name_zh, &x.name_en), money(x.price)))
+        .collect::<Vec<_>>()
+        .join(t(lang, "，", ", "))
 }
