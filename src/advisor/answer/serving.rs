@@ -317,7 +317,11 @@ fn block(
         "{}{}{}{:.0}{}{}{}{:.0}{}",
         t(lang, "按 ", "with "),
         num(s.concurrency),
-        t(lang, " 路并发：每路约 ", " requests at once: each about "),
+        if s.concurrency == 1.0 {
+            t(lang, " 路并发：每路约 ", " request at a time: about ")
+        } else {
+            t(lang, " 路并发：每路约 ", " requests at once: each about ")
+        },
         s.per_user_tokens_per_s,
         t(lang, " tokens/s，首字约 ", " tokens/s, first token about "),
         seconds(s.ttft_s, lang),
@@ -387,6 +391,46 @@ fn assumptions(s: &Serving, lang: Lang) -> String {
             "; no load given: the most the targets allow",
         )),
         LoadFrom::Concurrency => {}
+    }
+    // Targets matter only where one request fits at all.
+    let fits = s.kv_capacity_tokens >= (s.input_tokens + s.output_tokens) as f64;
+    if fits && s.missed.ttft {
+        let _ = write!(
+            out,
+            "{}{:.1}{}{}{}",
+            t(lang, "。首字 ≤ ", ". A first token within "),
+            s.ttft_target_s,
+            t(
+                lang,
+                " 秒在这个配置上做不到：单个请求空载首字就要约 ",
+                " s cannot be met on this configuration: one request on an idle copy already takes about ",
+            ),
+            seconds(s.ttft_idle_s, lang),
+            t(
+                lang,
+                "，加副本也不会变快，并发只按每路速度估；缩短提示词、换算力更强的卡或用 NVLink 互联的机器才能降首字",
+                ", and more copies do not make it faster, so the load is sized by the speed per user alone; shorter prompts, a card with more compute or NVLink-connected cards lower it",
+            ),
+        );
+    }
+    if fits && s.missed.speed {
+        let _ = write!(
+            out,
+            "{}{:.0}{}{:.0}{}",
+            t(lang, "。每路 ≥ ", ". At least "),
+            s.speed_target,
+            t(
+                lang,
+                " tokens/s 在这个配置上做不到：单路只有约 ",
+                " tokens/s per user cannot be met on this configuration: one stream alone decodes about ",
+            ),
+            s.decode_tokens_per_s,
+            t(
+                lang,
+                " tokens/s，加副本也不会变快，并发只按首字目标估；带宽更高的卡、更低精度或把模型切到更多卡上才能提速",
+                " tokens/s, and more copies do not make it faster, so the load is sized by the first-token target alone; a card with more bandwidth, a lower precision or more cards per copy make it faster",
+            ),
+        );
     }
     out.push_str(t(
         lang,
@@ -463,7 +507,7 @@ pub fn load_pick<'c>(
         ..ctx.limits.clone()
     };
     let hpm = cat.billing.hours_per_month;
-    let mut pick: Option<(f64, u32, Candidate<'c>)> = None;
+    let mut pick: Option<(bool, f64, u32, Candidate<'c>)> = None;
     for c in recommend::candidates(cat, &one, &limits, &|_| Some(p)) {
         if !c.fits_headroom() {
             continue;
@@ -492,18 +536,24 @@ pub fn load_pick<'c>(
         {
             continue;
         }
+        // A configuration that meets the latency targets comes before any that misses
+        // one, whatever the price: copies cannot make up for a missed target.
+        let missed = sv.missed.any();
         let better = match &pick {
             None => true,
-            Some((pc, pcards, _)) => {
-                cost < pc - 1e-6
-                    || ((cost - pc).abs() <= 1e-6 && units * c.offer.cards_per_unit < *pcards)
+            Some((pm, pc, pcards, _)) => {
+                (!missed && *pm)
+                    || (missed == *pm
+                        && (cost < pc - 1e-6
+                            || ((cost - pc).abs() <= 1e-6
+                                && units * c.offer.cards_per_unit < *pcards)))
             }
         };
         if better {
             if let Some(total) = recommend::candidate(cat, c.offer, units, &one, c.precision) {
-                pick = Some((cost, units * c.offer.cards_per_unit, total));
+                pick = Some((missed, cost, units * c.offer.cards_per_unit, total));
             }
         }
     }
-    pick.map(|(_, _, c)| c).or(best)
+    pick.map(|(_, _, _, c)| c).or(best)
 }

@@ -161,6 +161,8 @@ pub struct Serving {
     /// The latency targets the load was sized for.
     pub ttft_target_s: f64,
     pub speed_target: f64,
+    /// The targets this configuration misses even for one request.
+    pub missed: Missed,
     /// The load was stated (concurrency, users, QPS or daily users).
     pub load_asked: bool,
     /// Where the load came from, for the reply's assumptions.
@@ -411,11 +413,14 @@ pub fn serving(
     // The largest concurrency one replica carries within the targets (the offline
     // question has none: the KV bound).
     let within = if s.offline {
-        batch_cap
+        Within {
+            carried: batch_cap,
+            missed: Missed::default(),
+        }
     } else {
         largest_within(&r, input, output, batch_cap, ttft_target, speed_target)
     };
-    let per_replica = within.max(1.0);
+    let per_replica = within.carried.max(1.0);
     let (concurrency, replicas) = match asked {
         // A queue handed over at once (offline, no latency target) is worked through by
         // one configuration at its KV bound, not spread over copies.
@@ -453,6 +458,7 @@ pub fn serving(
         replicas,
         ttft_target_s: ttft_target,
         speed_target,
+        missed: within.missed,
         load_asked: asked.is_some(),
         load_from: from,
         max_model_len: max_len,
@@ -460,7 +466,9 @@ pub fn serving(
 }
 
 /// The largest concurrency up to `cap` whose TTFT and per-user speed meet the targets
-/// (bisection: both worsen as the load grows).
+/// (bisection: both worsen as the load grows). A target that one request alone misses
+/// cannot be met by any load or any number of copies (an idle copy gives each request
+/// the same TTFT and speed): it is reported missed, and the load is sized by the other.
 fn largest_within(
     r: &Replica<'_>,
     input: u32,
@@ -468,27 +476,53 @@ fn largest_within(
     cap: f64,
     ttft: f64,
     speed: f64,
-) -> f64 {
+) -> Within {
+    let alone = speed::at_load(r, input, output, 1.0);
+    let missed = Missed {
+        ttft: alone.ttft_s > ttft,
+        speed: alone.per_user < speed,
+    };
+    let ttft = if missed.ttft { f64::INFINITY } else { ttft };
+    let speed = if missed.speed { 0.0 } else { speed };
     let ok = |c: f64| {
         let l = speed::at_load(r, input, output, c);
         l.ttft_s <= ttft && l.per_user >= speed
     };
-    if cap < 1.0 || !ok(1.0) {
-        return cap.clamp(0.0, 1.0);
-    }
-    let (mut lo, mut hi) = (1.0_f64, cap.max(1.0));
-    if ok(hi) {
-        return hi;
-    }
-    while hi - lo > 1.0 {
-        let mid = ((lo + hi) / 2.0).floor();
-        if ok(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
+    let carried = if cap < 1.0 {
+        cap.max(0.0)
+    } else if ok(cap.max(1.0)) {
+        cap.max(1.0)
+    } else {
+        let (mut lo, mut hi) = (1.0_f64, cap.max(1.0));
+        while hi - lo > 1.0 {
+            let mid = ((lo + hi) / 2.0).floor();
+            if ok(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
         }
+        lo
+    };
+    Within { carried, missed }
+}
+
+struct Within {
+    carried: f64,
+    missed: Missed,
+}
+
+/// The latency targets that even one request on an idle copy misses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Missed {
+    pub ttft: bool,
+    pub speed: bool,
+}
+
+impl Missed {
+    pub fn any(self) -> bool {
+        self.ttft || self.speed
     }
-    lo
 }
 
 #[cfg(test)]

@@ -310,6 +310,42 @@ fn daily_users_become_replicas() {
 }
 
 #[test]
+fn a_target_one_request_misses_is_reported_not_bought_with_copies() {
+    // An idle copy gives one request its best TTFT and speed; copies cannot beat that, so
+    // a target one request misses sizes nothing, and the other target sizes the load.
+    let cat = &advisor().catalog;
+    let g = cat.gpu("a100-80g").unwrap();
+    let run = |ttft: f64, speed: f64| {
+        let s = ServingAsk {
+            input_tokens: Some(4000),
+            ttft_target_s: Some(ttft),
+            speed_target: Some(speed),
+            ..vllm()
+        };
+        let asked = Asked {
+            model: Some("qwen2.5-7b".into()),
+            concurrency: Some(50),
+            serving: s.clone(),
+            ..Asked::default()
+        };
+        let w = Workload::resolve(&asked, cat).expect("workload");
+        serving(&w, cat.model("qwen2.5-7b"), &s, w.precision, g, 1, true)
+    };
+    let met = run(2.0, 20.0);
+    assert_eq!(met.missed, Missed::default());
+    // A first token in 1 ms is out of reach: the load is sized by the speed alone.
+    let fast = run(0.001, 20.0);
+    assert!(fast.missed.ttft && !fast.missed.speed);
+    assert_eq!(fast.replicas, run(1e9, 20.0).replicas);
+    assert!(fast.replicas < 50);
+    // 10,000 tokens/s per user is out of reach: the load is sized by the TTFT alone.
+    let quick = run(2.0, 10_000.0);
+    assert!(quick.missed.speed && !quick.missed.ttft);
+    assert_eq!(quick.replicas, run(2.0, 0.0).replicas);
+    assert!(quick.replicas < 50);
+}
+
+#[test]
 fn a_queue_handed_over_at_once_runs_on_one_configuration() {
     // GPUStack performance lab (vLLM 0.11, one H100 80GB): Qwen3-32B, 500 requests of
     // 2000 in / 100 out queued at once: "Output token throughput 152.42". The queue is
