@@ -148,6 +148,11 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     if compare {
         return (Intent::Compare, a.clone(), false);
     }
+    // "4 张 3090 训练一直挂……该换什么": the verdict on the cards named, and what to rent
+    // instead.
+    if has_workload && p.cue(Cue::Replace) && !a.gpus.is_empty() {
+        return (Intent::Feasibility, a.clone(), false);
+    }
     // A workload as the background of a question the FAQ answers (a diagnosis, the disk).
     if has_workload && !p.topics.is_empty() && p.background {
         return (Intent::Faq, a.clone(), false);
@@ -163,7 +168,12 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         return (Intent::Budget, a.clone(), false);
     }
     let offer_cue = p.cue(Cue::Slice) || p.cue(Cue::Machine) || p.cue(Cue::Hourly);
-    if p.cue(Cue::Price) && (!a.gpus.is_empty() || (offer_cue && p.topics.is_empty())) {
+    // "do you bill by the hour or only monthly?" asks how billing works, not an amount.
+    let how_billed = p.cue(Cue::BillingMode) && !p.topics.is_empty();
+    if p.cue(Cue::Price)
+        && !how_billed
+        && (!a.gpus.is_empty() || (offer_cue && p.topics.is_empty()))
+    {
         return (Intent::Price, a.clone(), false);
     }
     if !p.topics.is_empty() {

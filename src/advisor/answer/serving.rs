@@ -31,7 +31,7 @@ struct Config<'c> {
 /// The split of `cards` cards (a power of two dividing them) that serves best, with its
 /// figures: with no load, the fewest cards that hold one request as the engine places
 /// memory; with a load, the split whose copies on these cards carry the most of it
-/// (fewest configurations needed), the narrower on a tie.
+/// (fewest configurations needed) within the latency targets, the narrower on a tie.
 #[allow(clippy::too_many_arguments)]
 fn best_split(
     w: &Workload,
@@ -60,7 +60,12 @@ fn best_split(
                 if !load {
                     return Some((tp, sv));
                 }
-                if best.as_ref().is_none_or(|(_, c, _)| configs < *c) {
+                // A split that meets the latency targets before one that misses one.
+                let key = (sv.missed.any(), configs);
+                if best
+                    .as_ref()
+                    .is_none_or(|(_, c, b)| key < (b.missed.any(), *c))
+                {
                     best = Some((tp, configs, sv));
                 }
             }
@@ -375,11 +380,15 @@ fn assumptions(s: &Serving, lang: Lang) -> String {
         t(lang, " tokens/s", " tokens/s per user"),
     );
     match s.load_from {
-        LoadFrom::DailyUsers => out.push_str(t(
-            lang,
-            "；日活按 5% 同时在线折算并发",
-            "; daily users taken as 5 % at once at the peak",
-        )),
+        LoadFrom::DailyUsers => {
+            let share = format!("{}", (s.peak_share * 1000.0).round() / 10.0);
+            let _ = write!(
+                out,
+                "{}{share}{}",
+                t(lang, "；日活按 ", "; daily users taken as "),
+                t(lang, "% 同时在线折算并发", " % at once at the peak"),
+            );
+        }
         LoadFrom::Qps => out.push_str(t(
             lang,
             "；QPS 按 Little 定律（QPS × 每个请求在目标速度下的时长）折算并发",

@@ -167,6 +167,8 @@ pub struct Serving {
     pub load_asked: bool,
     /// Where the load came from, for the reply's assumptions.
     pub load_from: LoadFrom,
+    /// The share of the daily users at once at the peak the load assumed.
+    pub peak_share: f64,
     /// The engine's context limit the capacity assumed.
     pub max_model_len: u32,
 }
@@ -461,6 +463,9 @@ pub fn serving(
         missed: within.missed,
         load_asked: asked.is_some(),
         load_from: from,
+        peak_share: s
+            .peak_share
+            .unwrap_or(crate::advisor::workload::serving::PEAK_SHARE_OF_DAILY),
         max_model_len: max_len,
     }
 }

@@ -27,6 +27,7 @@ pub struct Entities {
     variants: Vec<(String, u32, String)>,
     /// A memory size written alone ("80GB", "40g").
     memory_re: Regex,
+    size_before_re: Regex,
     /// The consumer cards (`consumer` in gpus.toml): "no consumer cards" declines them.
     consumer: Vec<String>,
 }
@@ -105,6 +106,10 @@ impl Entities {
             variants,
             memory_re: Regex::new(r"(?:^|[^0-9a-z.])([0-9]{2,3})\s*gb?(?-u:\b)")
                 .expect("a fixed pattern"),
+            size_before_re: Regex::new(
+                r"(?:^|[^0-9a-z.])([0-9]{2,3})\s*gb?\s*(?:的|版|版本的|显存的)?\s*$",
+            )
+            .expect("a fixed pattern"),
             consumer,
         }
     }
@@ -141,6 +146,14 @@ impl Entities {
         };
         let mut said: Vec<String> = Vec::new();
         for c in self.memory_re.captures_iter(text) {
+            // "需要 80G 显存，A100 40G 够吗": an amount of memory needed, not a card.
+            let rest = text[c.get(0).map_or(0, |m| m.end())..].trim_start();
+            if ["显存", "内存", "vram", "memory", "of memory", "ram"]
+                .iter()
+                .any(|w| rest.starts_with(w))
+            {
+                continue;
+            }
             let gb: u32 = c[1].parse().unwrap_or(0);
             if let Some((_, _, id)) = self
                 .variants
@@ -155,6 +168,20 @@ impl Entities {
         if said.len() >= 2 {
             a.gpus = said;
         }
+    }
+
+    /// The card of `id`'s family whose memory is said right before its name ("80G 的
+    /// A100", "80gb a100"), when it is another one.
+    /// Also where the size starts.
+    fn size_before<'s>(&'s self, prefix: &str, id: &'s String) -> Option<(&'s String, usize)> {
+        let (family, _, _) = self.variants.iter().find(|(_, _, v)| v == id)?;
+        let c = self.size_before_re.captures(prefix)?;
+        let size = c.get(1)?;
+        let gb: u32 = size.as_str().parse().ok()?;
+        self.variants
+            .iter()
+            .find(|(f, g, _)| f == family && *g == gb)
+            .map(|(_, _, v)| (v, size.start()))
     }
 
     /// Reads the cards named in `text` (and a count next to the first) into `a`; returns
@@ -193,6 +220,12 @@ impl Entities {
             let Some(id) = self.gpu_by_alias.get(&normalize_alias(m.as_str())) else {
                 continue;
             };
+            // "80G 的 A100", "80GB A100": the size said just before the name picks the
+            // family's card of that size.
+            let sized = self.size_before(prefix, id);
+            let id = sized.map_or(id, |(v, _)| v);
+            // The count is read before the size ("两张 80G 的 A100").
+            let prefix = sized.map_or(prefix, |(_, at)| &prefix[..at]);
             blanked.replace_range(m.range(), &" ".repeat(m.len()));
             // A card declined once stays declined ("别给我推 4090，我们之前用 4090 踩过坑").
             if a.gpus.contains(id) || a.declined.contains(id) {
@@ -258,6 +291,12 @@ impl Entities {
                                 .get(id)
                                 .filter(|_| self.machine_after.is_match(&text[m.end()..]))
                                 .map(|&n| f64::from(n))
+                        })
+                        // "单卡 3090", "A100 40G 单卡": one card.
+                        .or_else(|| {
+                            lex.find(Slot::CardCountSingleBefore, window)
+                                .or_else(|| lex.find(Slot::CardCountSingleAfter, &text[m.end()..]))
+                                .map(|f| f.value)
                         }),
                 };
                 if let Some(c) = count.filter(|c| *c >= 1.0 && *c <= 64.0) {

@@ -120,6 +120,16 @@ pub fn serving(
         .map(|f| f.value)
         .filter(|v| *v >= 1.0 && *v <= 1e10)
         .map(|v| v as u32);
+    // "2,000 employees … maybe 2% at peak": the share at the peak, of the people said.
+    s.peak_share = num(Slot::PeakShare, false)
+        .map(|f| f.value / 100.0)
+        .filter(|v| *v > 0.0 && *v <= 1.0);
+    if s.peak_share.is_some() && s.daily_users.is_none() {
+        s.daily_users = num(Slot::UserBase, false)
+            .map(|f| f.value)
+            .filter(|v| *v >= 1.0 && *v <= 1e10)
+            .map(|v| v as u32);
+    }
     s.qps = num(Slot::Qps, false)
         .map(|f| f.value)
         .filter(|v| *v > 0.0 && *v <= 1e7);
@@ -157,6 +167,11 @@ pub fn serving(
         if a.context.is_none_or(|c| c < i + o) {
             a.context = Some(i + o);
         }
+    }
+    // The engine starts only if one sequence of its context limit fits ("max seq len
+    // (40960) is larger than … KV cache"): with no other length said, that is the context.
+    if let (None, None, Some(len)) = (a.context, s.input_tokens, s.max_model_len) {
+        a.context = Some(len);
     }
 }
 

@@ -653,3 +653,59 @@ fn classes_of_cards_declined_people_served_and_counts_refused() {
         "lang=zh size=100 task=inference precision=fp8 topics=fp8",
     );
 }
+
+#[test]
+fn cards_sized_before_their_name_and_one_card_beside_it() {
+    // The memory said before the name picks the family's card of that size; an amount
+    // of memory needed is not a card.
+    check(
+        "80G 的 A100 两张能跑满血 Qwen3-235B-A22B 吗",
+        "lang=zh gpus=a100-80g count=2 model=qwen3-235b-a22b task=inference cues=feasibility",
+    );
+    check(
+        "两张 80G 的 A100 跑 Qwen2.5-72B 行吗",
+        "lang=zh gpus=a100-80g count=2 model=qwen2.5-72b task=inference cues=feasibility",
+    );
+    check(
+        "需要 80G 显存，A100 40G 够吗",
+        "lang=zh gpus=a100-40g cues=feasibility",
+    );
+    // One card beside the name is the customer's count.
+    check("llama.cpp 跑 Qwen3-30B-A3B Q4_K_M，单卡 3090，我自己加两个同事用", "lang=zh gpus=rtx3090 count=1 model=qwen3-30b-a3b task=inference precision=int4 concurrency=2 topics=framework");
+    check("ollama run deepseek-r1:70b，用的 A100 40G 单卡，怎么办", "lang=zh gpus=a100-40g count=1 model=deepseek-r1-distill-llama-70b task=inference precision=int4 topics=framework");
+}
+
+#[test]
+fn users_at_once_against_the_people_they_are_out_of() {
+    check(
+        "building an internal copilot for 300 devs, maybe 40 hitting it at once. qwen2.5-coder-32b, 16k context. what do we need?",
+        "lang=en model=qwen2.5-coder-32b context=16384 concurrency=40 cues=recommend",
+    );
+    check(
+        "internal hr chatbot, 2,000 employees, usage is light — maybe 2% at peak. gemma 3 12b. what should we rent?",
+        "lang=en model=gemma-3-12b task=inference daily=2000 cues=recommend",
+    );
+    check(
+        "HF transformers 直接起个服务，Qwen2.5-7B，就 3 个人内部测一下，T4 够吗",
+        "lang=zh gpus=t4 model=qwen2.5-7b concurrency=3 cues=feasibility",
+    );
+}
+
+#[test]
+fn casual_can_it_questions_billing_modes_and_replacing_cards() {
+    check(
+        "qwen3 32b q4 on a 3090 w/ ctx 32k... gonna oom or nah",
+        "lang=en gpus=rtx3090 model=qwen3-32b precision=int4 context=32768 cues=feasibility",
+    );
+    check("ok so full finetune qwen3-8b. will one h100 80gb do it or do i need more", "lang=en gpus=h100-sxm count=1 model=qwen3-8b task=full cues=feasibility,escalate,recommend");
+    check(
+        "do u guys bill by the hour or only monthly? just wanna poke at an h100 for an afternoon",
+        "lang=en gpus=h100-sxm cues=compare,price,billing_mode topics=billing",
+    );
+    check("A100 40G 日租多少？", "lang=zh gpus=a100-40g cues=price");
+    check(
+        "4 张 3090 用 deepspeed 全参训练 Qwen2.5-7B 一直挂，是不是卡的问题？该换什么",
+        "lang=zh gpus=rtx3090 count=4 model=qwen2.5-7b task=full cues=replace,diagnostic",
+    );
+    check("qwen2.5_72b_instruct_awq 单卡 a100-80g 能跑吗，ctx 4k", "lang=zh gpus=a100-80g count=1 model=qwen2.5-72b task=inference precision=int4 context=4096 cues=feasibility");
+}

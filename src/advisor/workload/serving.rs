@@ -70,6 +70,10 @@ pub struct ServingAsk {
     pub output_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub daily_users: Option<u32>,
+    /// The share of the daily users at once at the peak, when the question gives it
+    /// (else DOMAIN.md §8's 5 %).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_share: Option<f64>,
     /// Requests per second at the peak.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qps: Option<f64>,
@@ -167,7 +171,8 @@ impl ServingAsk {
         if let Some(q) = self.qps {
             return Some(q * self.request_s.unwrap_or(ttft + output / speed));
         }
-        self.daily_users.map(|d| d as f64 * PEAK_SHARE_OF_DAILY)
+        self.daily_users
+            .map(|d| d as f64 * self.peak_share.unwrap_or(PEAK_SHARE_OF_DAILY))
     }
 
     /// This turn's statements laid over the previous turn's: what is said now wins;
@@ -182,6 +187,7 @@ impl ServingAsk {
             input_tokens,
             output_tokens,
             daily_users,
+            peak_share,
             qps,
             request_s,
             ttft_target_s,

@@ -36,7 +36,7 @@ fn engines_and_request_sizes() {
     );
     check(
         "llama.cpp 跑 Qwen2.5-7B 的 Q8_0 GGUF，-c 8192",
-        r#"{"engine":"llama.cpp","max_model_len":8192,"gguf_bits":8.5} concurrency=None context=None"#,
+        r#"{"engine":"llama.cpp","max_model_len":8192,"gguf_bits":8.5} concurrency=None context=Some(8192)"#,
     );
 }
 
@@ -126,7 +126,7 @@ fn engine_settings_said_every_way() {
     );
     check(
         "vllm, memory utilization set to 0.85, max model len set to 8192",
-        r#"{"engine":"vllm","max_model_len":8192,"memory_fraction":0.85} concurrency=None context=None"#,
+        r#"{"engine":"vllm","max_model_len":8192,"memory_fraction":0.85} concurrency=None context=Some(8192)"#,
     );
     check(
         "显存利用率调到 95%，GPU 利用率 30% 左右",
