@@ -14,10 +14,13 @@ use super::numerals::{parse_number, range_low, NUM_PATTERN};
 
 mod fold;
 mod names;
+mod set;
+
 pub use fold::Fold;
 pub use names::{Cue, Name, Slot};
-use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::{Regex, RegexBuilder, RegexSetBuilder};
 use serde::Deserialize;
+pub use set::PatternsSet;
 use std::collections::HashMap;
 
 #[derive(Debug, Deserialize)]
@@ -85,7 +88,7 @@ pub struct Lexicon {
     /// The number of each [`Cue`] and [`Slot`] the parser reads, by [`Name::slot_index`].
     required: Vec<usize>,
     /// All patterns of all entries, in one set.
-    all: regex::RegexSet,
+    all: PatternsSet,
     /// For each pattern of `all`, the number of its entry.
     pattern_entry: Vec<usize>,
     /// For each entry, where its patterns are in `all` (none for `around` entries).
@@ -141,7 +144,7 @@ impl Default for Lexicon {
             entries: Vec::new(),
             numbers: HashMap::default(),
             required: Vec::new(),
-            all: regex::RegexSet::empty(),
+            all: PatternsSet::empty(),
             pattern_entry: Vec::new(),
             entry_patterns: Vec::new(),
             fold: Fold::default(),
@@ -154,7 +157,7 @@ impl Default for Lexicon {
 /// trying the entries one by one: BENCHMARKS.md, "The parts together").
 #[derive(Debug)]
 pub enum NameSet {
-    Set(RegexSet),
+    Set(Box<PatternsSet>),
     /// Entry by entry, when the set does not build within its size limits.
     Entries(Vec<Vec<Regex>>),
 }
@@ -165,7 +168,7 @@ impl NameSet {
     pub fn first(&self, text: &str) -> Option<usize> {
         match self {
             // The set's matches come in pattern order: the first is the first entry.
-            NameSet::Set(set) => set.matches(text).iter().next(),
+            NameSet::Set(set) => set.first(text),
             NameSet::Entries(entries) => entries
                 .iter()
                 .position(|res| res.iter().any(|re| re.is_match(text))),
@@ -347,7 +350,7 @@ impl Lexicon {
             }
             lex.entry_patterns.push(start..sources.len());
         }
-        lex.all = regex::RegexSetBuilder::new(&sources)
+        let fallback = regex::RegexSetBuilder::new(&sources)
             .size_limit(1 << 24)
             .dfa_size_limit(16 << 20)
             .build()
@@ -358,6 +361,7 @@ impl Lexicon {
                     message: format!("pattern set: {e}"),
                 }]
             })?;
+        lex.all = PatternsSet::new(&sources, fallback);
         Ok(lex)
     }
 
@@ -365,7 +369,7 @@ impl Lexicon {
     pub fn scan(&self, text: &str) -> Scan {
         let mut entries = vec![false; self.entries.len()];
         let mut patterns = vec![false; self.pattern_entry.len()];
-        for i in self.all.matches(text).iter() {
+        for i in self.all.matches(text) {
             entries[self.pattern_entry[i]] = true;
             patterns[i] = true;
         }
@@ -457,7 +461,7 @@ impl Lexicon {
             .dfa_size_limit(1 << 24)
             .build()
         {
-            Ok(set) => NameSet::Set(set),
+            Ok(set) => NameSet::Set(Box::new(PatternsSet::new(&joined, set))),
             Err(_) => NameSet::Entries(
                 names
                     .iter()
