@@ -11,7 +11,7 @@ use crate::advisor::reply::{money, money_range, t};
 use crate::advisor::workload::Asked;
 
 /// The offers a price question is about: the named card's offers, narrowed by the
-/// machine / hourly / slice cues when given.
+/// machine / hourly / slice cues when given (and without the machine when turned down).
 fn offers_for<'c>(ctx: &Context<'c>, gpu: &str) -> Vec<&'c Offer> {
     let p = ctx.parsed;
     let all: Vec<&Offer> = ctx.cat.offers.iter().filter(|o| o.gpu == gpu).collect();
@@ -19,7 +19,10 @@ fn offers_for<'c>(ctx: &Context<'c>, gpu: &str) -> Vec<&'c Offer> {
         .iter()
         .copied()
         .filter(|o| {
-            (!p.cue(Cue::Machine) || o.unit == Unit::Machine)
+            // "single card, not the whole node": the machine is turned down.
+            let declined = p.cue(Cue::MachineDeclined);
+            (!p.cue(Cue::Machine) || declined || o.unit == Unit::Machine)
+                && !(declined && o.unit == Unit::Machine)
                 && (!p.cue(Cue::Hourly) || o.hourly)
                 && (!p.cue(Cue::Slice) || o.unit == Unit::Slice)
         })
@@ -65,7 +68,9 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
             .filter(|o| {
                 (ctx.parsed.cue(Cue::Slice) && o.unit == Unit::Slice)
                     || (ctx.parsed.cue(Cue::Hourly) && o.hourly)
-                    || (ctx.parsed.cue(Cue::Machine) && o.unit == Unit::Machine)
+                    || (ctx.parsed.cue(Cue::Machine)
+                        && !ctx.parsed.cue(Cue::MachineDeclined)
+                        && o.unit == Unit::Machine)
             })
             .collect();
     }

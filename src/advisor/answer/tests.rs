@@ -259,3 +259,29 @@ fn a_language_request_answers_the_last_question_again_in_that_language() {
         "lang=en intent=faq topics=[\"nvlink\"]"
     );
 }
+
+#[test]
+fn a_machine_turned_down_leaves_the_offers_by_the_card() {
+    let cat = &advisor().catalog;
+    let machine = cat
+        .offers
+        .iter()
+        .find(|o| o.gpu == "h100-sxm" && o.unit == crate::advisor::catalog::Unit::Machine)
+        .expect("an H100 machine offer");
+    let by_card = cat
+        .offers
+        .iter()
+        .find(|o| o.gpu == "h100-sxm" && o.unit != crate::advisor::catalog::Unit::Machine)
+        .expect("an H100 offer by the card");
+    let shows = |q: &str, o: &crate::advisor::catalog::Offer| {
+        let (a, _) = advisor().answer(q, &State::default());
+        a.reply()
+            .contains(&crate::advisor::reply::money(o.price.min))
+    };
+    let declined = "what's an h100 per month? single card, not the whole node";
+    assert!(shows(declined, by_card) && !shows(declined, machine));
+    let zh = "H100 不要整机，单卡多少钱";
+    assert!(shows(zh, by_card) && !shows(zh, machine));
+    // Asked for, the machine alone.
+    assert!(shows("H100 整机多少钱", machine) && !shows("H100 整机多少钱", by_card));
+}

@@ -38,6 +38,7 @@ names! {
         CountAsk = "count.ask",
         BillingMode = "billing_mode",
         Replace = "replace",
+        MachineDeclined = "machine.declined",
         Followup = "followup",
         Annual = "annual",
         Machine = "machine",
