@@ -6,9 +6,14 @@ use super::topics::add_topic;
 use crate::advisor::catalog::{Addon, Offer, Unit, ANNUAL_MONTHS};
 use crate::advisor::contract::{Answer, ConfigJson};
 use crate::advisor::lexicon::Cue;
-use crate::advisor::parse::Lang;
+use crate::advisor::parse::{Lang, Parsed};
 use crate::advisor::reply::{money, money_range, t};
 use crate::advisor::workload::Asked;
+
+/// The whole machine asked for, and not turned down ("single card, not the whole node").
+fn machine_asked(p: &Parsed) -> bool {
+    p.cue(Cue::Machine) && !p.cue(Cue::MachineDeclined)
+}
 
 /// The offers a price question is about: the named card's offers, narrowed by the
 /// machine / hourly / slice cues when given (and without the machine when turned down).
@@ -19,10 +24,8 @@ fn offers_for<'c>(ctx: &Context<'c>, gpu: &str) -> Vec<&'c Offer> {
         .iter()
         .copied()
         .filter(|o| {
-            // "single card, not the whole node": the machine is turned down.
-            let declined = p.cue(Cue::MachineDeclined);
-            (!p.cue(Cue::Machine) || declined || o.unit == Unit::Machine)
-                && !(declined && o.unit == Unit::Machine)
+            (!machine_asked(p) || o.unit == Unit::Machine)
+                && !(p.cue(Cue::MachineDeclined) && o.unit == Unit::Machine)
                 && (!p.cue(Cue::Hourly) || o.hourly)
                 && (!p.cue(Cue::Slice) || o.unit == Unit::Slice)
         })
@@ -57,9 +60,7 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
         offers.extend(offers_for(ctx, g));
     }
     if offers.is_empty()
-        && (ctx.parsed.cue(Cue::Slice)
-            || ctx.parsed.cue(Cue::Hourly)
-            || ctx.parsed.cue(Cue::Machine))
+        && (ctx.parsed.cue(Cue::Slice) || ctx.parsed.cue(Cue::Hourly) || machine_asked(ctx.parsed))
     {
         offers = ctx
             .cat
@@ -68,9 +69,7 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
             .filter(|o| {
                 (ctx.parsed.cue(Cue::Slice) && o.unit == Unit::Slice)
                     || (ctx.parsed.cue(Cue::Hourly) && o.hourly)
-                    || (ctx.parsed.cue(Cue::Machine)
-                        && !ctx.parsed.cue(Cue::MachineDeclined)
-                        && o.unit == Unit::Machine)
+                    || (machine_asked(ctx.parsed) && o.unit == Unit::Machine)
             })
             .collect();
     }

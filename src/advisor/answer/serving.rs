@@ -281,8 +281,7 @@ fn block(
         t(lang, " token）", " out tokens)"),
     );
     let mut b = Vec::new();
-    let fits = s.kv_capacity_tokens >= (s.input_tokens + s.output_tokens) as f64;
-    if !fits {
+    if !s.holds_one_request() {
         b.push(
             t(
                 lang,
@@ -402,43 +401,43 @@ fn assumptions(s: &Serving, lang: Lang) -> String {
         LoadFrom::Concurrency => {}
     }
     // Targets matter only where one request fits at all.
-    let fits = s.kv_capacity_tokens >= (s.input_tokens + s.output_tokens) as f64;
-    if fits && s.missed.ttft {
-        let _ = write!(
-            out,
-            "{}{:.1}{}{}{}",
+    if s.holds_one_request() && s.missed.ttft {
+        let parts = [
             t(lang, "。首字 ≤ ", ". A first token within "),
-            s.ttft_target_s,
             t(
                 lang,
                 " 秒在这个配置上做不到：单个请求空载首字就要约 ",
                 " s cannot be met on this configuration: one request on an idle copy already takes about ",
             ),
-            seconds(s.ttft_idle_s, lang),
             t(
                 lang,
                 "，加副本也不会变快，并发只按每路速度估；缩短提示词、换算力更强的卡或用 NVLink 互联的机器才能降首字",
                 ", and more copies do not make it faster, so the load is sized by the speed per user alone; shorter prompts, a card with more compute or NVLink-connected cards lower it",
             ),
-        );
+        ];
+        let target = format!("{:.1}", s.ttft_target_s);
+        unmet(&mut out, parts, &target, &seconds(s.ttft_idle_s, lang));
     }
-    if fits && s.missed.speed {
-        let _ = write!(
-            out,
-            "{}{:.0}{}{:.0}{}",
+    if s.holds_one_request() && s.missed.speed {
+        let parts = [
             t(lang, "。每路 ≥ ", ". At least "),
-            s.speed_target,
             t(
                 lang,
                 " tokens/s 在这个配置上做不到：单路只有约 ",
                 " tokens/s per user cannot be met on this configuration: one stream alone decodes about ",
             ),
-            s.decode_tokens_per_s,
             t(
                 lang,
                 " tokens/s，加副本也不会变快，并发只按首字目标估；带宽更高的卡、更低精度或把模型切到更多卡上才能提速",
                 " tokens/s, and more copies do not make it faster, so the load is sized by the first-token target alone; a card with more bandwidth, a lower precision or more cards per copy make it faster",
             ),
+        ];
+        let target = format!("{:.0}", s.speed_target);
+        unmet(
+            &mut out,
+            parts,
+            &target,
+            &format!("{:.0}", s.decode_tokens_per_s),
         );
     }
     out.push_str(t(
@@ -447,6 +446,13 @@ fn assumptions(s: &Serving, lang: Lang) -> String {
         ". Tell me your request size, engine or targets to recompute",
     ));
     out
+}
+
+/// A target one request misses, as "<head><target><why><what one request gets><way out>".
+fn unmet(out: &mut String, [head, why, way_out]: [&str; 3], target: &str, alone: &str) {
+    for part in [head, target, why, alone, way_out] {
+        out.push_str(part);
+    }
 }
 
 fn settings(s: &Serving, tp: u32, lang: Lang, gguf: Option<f64>) -> String {

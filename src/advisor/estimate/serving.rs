@@ -463,9 +463,7 @@ pub fn serving(
         missed: within.missed,
         load_asked: asked.is_some(),
         load_from: from,
-        peak_share: s
-            .peak_share
-            .unwrap_or(crate::advisor::workload::serving::PEAK_SHARE_OF_DAILY),
+        peak_share: s.peak_share_or_default(),
         max_model_len: max_len,
     }
 }
@@ -515,6 +513,13 @@ fn largest_within(
 struct Within {
     carried: f64,
     missed: Missed,
+}
+
+impl Serving {
+    /// Whether the KV cache left holds one request of the assumed size.
+    pub fn holds_one_request(&self) -> bool {
+        self.kv_capacity_tokens >= (self.input_tokens + self.output_tokens) as f64
+    }
 }
 
 /// The latency targets that even one request on an idle copy misses.

@@ -109,6 +109,10 @@ mod tests {
             r"^x",
             r"\d+k",
         ]);
+        assert!(
+            s.dfa.is_some(),
+            "the lazy DFA builds, or the test compares the fallback to itself"
+        );
         for text in [
             "a100 显存多大",
             "两张卡 32k",

@@ -171,8 +171,7 @@ impl Entities {
     }
 
     /// The card of `id`'s family whose memory is said right before its name ("80G 的
-    /// A100", "80gb a100"), when it is another one.
-    /// Also where the size starts.
+    /// A100", "80gb a100"), and where in `prefix` the size starts.
     fn size_before<'s>(&'s self, prefix: &str, id: &'s String) -> Option<(&'s String, usize)> {
         let (family, _, _) = self.variants.iter().find(|(_, _, v)| v == id)?;
         let c = self.size_before_re.captures(prefix)?;

@@ -172,7 +172,13 @@ impl ServingAsk {
             return Some(q * self.request_s.unwrap_or(ttft + output / speed));
         }
         self.daily_users
-            .map(|d| d as f64 * self.peak_share.unwrap_or(PEAK_SHARE_OF_DAILY))
+            .map(|d| d as f64 * self.peak_share_or_default())
+    }
+
+    /// The share of the daily users at once at the peak: the question's, else DOMAIN.md
+    /// §8's 5 %.
+    pub fn peak_share_or_default(&self) -> f64 {
+        self.peak_share.unwrap_or(PEAK_SHARE_OF_DAILY)
     }
 
     /// This turn's statements laid over the previous turn's: what is said now wins;
