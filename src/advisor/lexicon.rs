@@ -18,7 +18,7 @@ mod set;
 
 pub use fold::Fold;
 pub use names::{Cue, Name, Slot};
-use regex::{Regex, RegexBuilder, RegexSetBuilder};
+use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
 pub use set::PatternsSet;
 use std::collections::HashMap;
@@ -350,18 +350,20 @@ impl Lexicon {
             }
             lex.entry_patterns.push(start..sources.len());
         }
-        let fallback = regex::RegexSetBuilder::new(&sources)
-            .size_limit(1 << 24)
-            .dfa_size_limit(16 << 20)
-            .build()
-            .map_err(|e| {
-                vec![Problem {
-                    file: "intents/".into(),
-                    key: "-".into(),
-                    message: format!("pattern set: {e}"),
-                }]
-            })?;
-        lex.all = PatternsSet::new(&sources, fallback);
+        lex.all = PatternsSet::new(
+            &sources,
+            set::Limits {
+                size: 1 << 24,
+                dfa_size: 16 << 20,
+            },
+        )
+        .map_err(|e| {
+            vec![Problem {
+                file: "intents/".into(),
+                key: "-".into(),
+                message: format!("pattern set: {e}"),
+            }]
+        })?;
         Ok(lex)
     }
 
@@ -456,12 +458,12 @@ impl Lexicon {
                     .join("|")
             })
             .collect();
-        match RegexSetBuilder::new(&joined)
-            .size_limit(1 << 24)
-            .dfa_size_limit(1 << 24)
-            .build()
-        {
-            Ok(set) => NameSet::Set(Box::new(PatternsSet::new(&joined, set))),
+        let limits = set::Limits {
+            size: 1 << 24,
+            dfa_size: 1 << 24,
+        };
+        match PatternsSet::new(&joined, limits) {
+            Ok(set) => NameSet::Set(Box::new(set)),
             Err(_) => NameSet::Entries(
                 names
                     .iter()
