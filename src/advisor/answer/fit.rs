@@ -27,7 +27,14 @@ pub fn verdict_line(
     };
     let margin = avail - need;
     let tight = fits && need * HEADROOM > memory;
+    // Enough memory, and still no: the card lacks what the workload needs (BF16 for
+    // training, AWQ kernels), said on the next line.
+    let unsupported = !fits && need <= avail;
     let verdict = match (fits, tight, lang) {
+        (false, _, Lang::Zh) if unsupported => "**不行**（显存够，但这张卡不支持，见下）",
+        (false, _, Lang::En) if unsupported => {
+            "**no**: the memory would do, the card cannot (below)"
+        }
         (true, false, Lang::Zh) => "**可以**",
         (true, true, Lang::Zh) => "**勉强可以（偏紧）**",
         (false, _, Lang::Zh) => "**装不下**",

@@ -56,7 +56,10 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
             .unwrap_or(gpu.memory_gb);
         // AWQ kernels need Turing or newer (DOMAIN.md §6): the card's `awq` flag.
         let no_awq = w.awq && w.precision == Precision::Int4 && !gpu.awq;
-        let fits = need <= TIGHT * memory && !no_awq;
+        // Training wants BF16, which T4 and V100S lack (DOMAIN.md §6): they are for
+        // inference, whatever the memory says.
+        let no_bf16 = w.task.is_training() && !gpu.bf16;
+        let fits = need <= TIGHT * memory && !no_awq && !no_bf16;
         ans.verdict = Some(VerdictJson {
             gpu: gpu.id.clone(),
             count,
@@ -65,6 +68,17 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
             available_gb: round1(memory * count as f64),
         });
         r.text(fit::verdict_line(w, gpu, memory, count, need, fits, lang));
+        if no_bf16 {
+            r.text(format!(
+                "{} {}",
+                gpu.name,
+                t(
+                    lang,
+                    "不支持 BF16（Ampere 及更新的卡才有），训练和微调不建议用它：FP16 训练容易溢出，这张卡留给推理。",
+                    "has no BF16 (Ampere or newer have it), so it is not a card for training or fine-tuning: FP16 training overflows easily; keep it for inference.",
+                )
+            ));
+        }
         if no_awq {
             r.text(format!(
                 "{} {}",

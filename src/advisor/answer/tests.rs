@@ -285,3 +285,21 @@ fn a_machine_turned_down_leaves_the_offers_by_the_card() {
     // Asked for, the machine alone.
     assert!(shows("H100 整机多少钱", machine) && !shows("H100 整机多少钱", by_card));
 }
+
+#[test]
+fn a_card_without_bf16_is_no_for_training_whatever_its_memory() {
+    let (a, _) = advisor().answer(
+        "V100S 上做 Qwen2.5-7B 的 LoRA 微调，一张 32G 够不够？",
+        &State::default(),
+    );
+    let v = a.verdict.clone().expect("a verdict");
+    assert!(!v.fits);
+    assert!(v.needed_gb < 0.95 * v.available_gb, "the memory alone fits");
+    assert!(a.reply().contains("BF16"), "{}", a.reply());
+    // The same workload on a card with BF16 fits.
+    let (a, _) = advisor().answer(
+        "A100 40G 上做 Qwen2.5-7B 的 LoRA 微调，一张够不够？",
+        &State::default(),
+    );
+    assert!(a.verdict.expect("a verdict").fits);
+}

@@ -122,6 +122,7 @@ names! {
         NegationAfter = "negation.after",
         CardExceptBefore = "card.except.before",
         CardExceptAfter = "card.except.after",
+        CardExceptRefusal = "card.except.refusal",
         CardPluralBefore = "card.plural.before",
         CardPluralAfter = "card.plural.after",
         CardTurnedTo = "card.turned_to",

@@ -3,7 +3,7 @@
 //! H100"). Compiled once from the catalog; reading a question allocates only the copy
 //! whose card names are blanked out. Model names are `models.rs`'.
 
-use super::slots::negated;
+use super::slots::{negated, negated_since};
 use crate::advisor::catalog::{normalize_alias, Catalog, Unit};
 use crate::advisor::lexicon::Names;
 use crate::advisor::lexicon::{Lexicon, Scan, Slot};
@@ -195,7 +195,11 @@ impl Entities {
     ) -> String {
         let mut blanked = text.to_string();
         let mut subject: Option<usize> = None;
+        // The end of the card named before: a negation before that one is not this one's
+        // ("不要 H100 用 A100").
+        let mut floor = 0;
         for m in self.gpu_re.find_iter(text) {
+            let since = std::mem::replace(&mut floor, m.end());
             let before = text[..m.start()].chars().next_back();
             let after = text[m.end()..].chars().next();
             let prefix = &text[..m.start()];
@@ -233,16 +237,31 @@ impl Entities {
             // "别给我推 4090 以外的卡", "nothing other than a 4090": the card is the one
             // not declined.
             let after = text[m.end()..].trim_start();
-            let excepted = lex.find(Slot::CardExceptAfter, after).is_some()
+            let except = lex.find(Slot::CardExceptAfter, after).is_some()
                 || lex.find(Slot::CardExceptBefore, prefix).is_some();
+            let excepted = except
+                && lex
+                    .find(Slot::CardExceptRefusal, sentence(text, m.range()))
+                    .is_some();
+            if except && !excepted {
+                // "除了 H20 还有啥卡能跑": the card set aside.
+                facts.declined = true;
+                if !a.declined.contains(id) {
+                    a.declined.push(id.clone());
+                }
+                continue;
+            }
+            // To the end of the sentence: the words after the card may give a reason first
+            // ("T4 太慢，不考虑", "the 4090 is too small, skip it").
             let after_clause = after
-                .split(['，', ',', '。', ';', '；', '!', '！', '?', '？'])
+                .split(['。', ';', '；', '!', '！', '?', '？'])
                 .next()
                 .unwrap_or("");
             let declined_after = lex.find(Slot::NegationAfter, after_clause).is_some();
             if !excepted
                 && (declined_after
-                    || lex.has_in(scan, Slot::NegationWord) && negated(lex, text, m.start()))
+                    || lex.has_in(scan, Slot::NegationWord)
+                        && negated_since(lex, text, since, m.start()))
             {
                 facts.declined = true;
                 if !a.declined.contains(id) {
@@ -341,4 +360,17 @@ impl Entities {
         }
         blanked
     }
+}
+
+/// The sentence around `range` of `text`: from the end of the sentence before to the end
+/// of this one.
+fn sentence(text: &str, range: std::ops::Range<usize>) -> &str {
+    const ENDS: [char; 6] = ['。', '!', '！', '?', '？', '\n'];
+    let start = text[..range.start].rfind(ENDS).map_or(0, |i| {
+        i + text[i..].chars().next().map_or(0, char::len_utf8)
+    });
+    let end = text[range.end..]
+        .find(ENDS)
+        .map_or(text.len(), |i| range.end + i);
+    &text[start..end]
 }

@@ -3,7 +3,7 @@
 //! sets the engine (llama.cpp) and the weight format's real bits; a request size stated
 //! as input and output sets the context when the question gives none.
 
-use super::slots::{negated, rate_follows};
+use super::slots::{negated_since, rate_follows};
 use crate::advisor::lexicon::{Found, Lexicon, Scan, Slot};
 use crate::advisor::workload::{Asked, Engine, Precision};
 
@@ -44,7 +44,7 @@ pub fn serving(
     // The engine named first wins ("NIM (TensorRT-LLM)", "transformers + AutoGPTQ"),
     // unless declined ("不用 vllm，就用 HF transformers").
     let negation = lex.has_in(scan, Slot::NegationWord);
-    let named: Vec<(Found, Engine)> = [
+    let mut said: Vec<(Found, Engine)> = [
         (Slot::EngineVllm, Engine::Vllm),
         (Slot::EngineSglang, Engine::Sglang),
         (Slot::EngineTrtLlm, Engine::TrtLlm),
@@ -54,8 +54,18 @@ pub fn serving(
     ]
     .iter()
     .filter_map(|&(slot, e)| num(slot, false).map(|f| (f, e)))
-    .filter(|(f, _)| !(negation && negated(lex, text, f.start)))
     .collect();
+    said.sort_by_key(|(f, _)| f.start);
+    // A negation reaches back only to the engine named before ("不用 vLLM 用 ollama").
+    let floors: Vec<usize> = std::iter::once(0)
+        .chain(said.iter().map(|(f, _)| f.end))
+        .collect();
+    let named: Vec<(Found, Engine)> = said
+        .into_iter()
+        .zip(floors)
+        .filter(|((f, _), floor)| !(negation && negated_since(lex, text, *floor, f.start)))
+        .map(|(named, _)| named)
+        .collect();
     s.engine = named.iter().min_by_key(|(f, _)| f.start).map(|&(_, e)| e);
     // Ollama runs llama.cpp: a GGUF quant named before it ("Q4_K_M（用 ollama）") is
     // Ollama's.

@@ -524,7 +524,14 @@ pub fn rate_follows(lex: &Lexicon, text: &str, f: &Found) -> bool {
 /// Whether the mention starting at `start` is declined: a negation right before it
 /// ("不要 H100", "不要 4bit 的那种 QLoRA", "no H100"), within the same clause.
 pub fn negated(lex: &Lexicon, text: &str, start: usize) -> bool {
-    let mut from = start.saturating_sub(48);
+    negated_since(lex, text, 0, start)
+}
+
+/// [`negated`], with the negation looked for only after `floor`: the end of the mention of
+/// the same kind before this one, so the choice after a declined one is not declined with
+/// it ("不用 vLLM 用 ollama", "不要 H100 用 A100").
+pub fn negated_since(lex: &Lexicon, text: &str, floor: usize, start: usize) -> bool {
+    let mut from = start.saturating_sub(48).max(floor.min(start));
     while !text.is_char_boundary(from) {
         from -= 1;
     }

@@ -262,6 +262,58 @@ fn a_declined_engine_is_not_the_engine() {
         Some(Engine::Ollama)
     );
     assert_eq!(engine("llama.cpp 跑 Q4_K_M"), Some(Engine::LlamaCpp));
+    // The negation reaches back only to the engine before: the choice after a declined
+    // one stands.
+    assert_eq!(engine("不用 vLLM 用 ollama 的话"), Some(Engine::Ollama));
+    assert_eq!(
+        engine("skip sglang use vllm for Qwen3-8B"),
+        Some(Engine::Vllm)
+    );
+}
+
+#[test]
+fn a_card_excepted_is_set_aside_unless_the_rest_are_refused() {
+    let declined = |q: &str| {
+        advisor()
+            .parser
+            .parse(q, advisor().catalog.billing.usd_cny)
+            .asked
+    };
+    for (q, gone) in [
+        ("除了 H20 还有啥卡能跑 Qwen3-32B fp8", "h20"),
+        (
+            "besides the A100 40G, what else runs Qwen2.5-14B?",
+            "a100-40g",
+        ),
+        ("T4 太慢不考虑，跑 14b int4 最便宜的方案是啥", "t4"),
+        (
+            "the 4090 is too small, skip it. what runs qwen2.5-32b?",
+            "rtx4090",
+        ),
+        ("不要 H100 用 A100 跑 qwen2.5-14b 可以吗", "h100-sxm"),
+    ] {
+        let a = declined(q);
+        assert_eq!(a.declined, [gone], "{q:?}");
+        assert!(!a.gpus.iter().any(|g| g == gone), "{q:?}");
+    }
+    // The choice after the declined card is the card asked about.
+    assert_eq!(
+        declined("不要 H100 用 A100 跑 qwen2.5-14b 可以吗").gpus,
+        ["a100-40g"]
+    );
+    // With the rest refused, the card excepted is the one kept.
+    for q in [
+        "除了 A100 别的都不要，跑 Qwen2.5-14B",
+        "nothing other than a 4090 for Qwen3-8B",
+    ] {
+        let a = declined(q);
+        assert!(a.declined.is_empty(), "{q:?}");
+        assert_eq!(a.gpus.len(), 1, "{q:?}");
+    }
+    // A reason that is a question is no refusal.
+    assert!(declined("4090 太慢了怎么办，跑 Qwen3-8B")
+        .declined
+        .is_empty());
 }
 
 #[test]
