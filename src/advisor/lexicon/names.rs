@@ -148,6 +148,7 @@ names! {
         PeakShare = "serving.peak_share",
         UserBase = "serving.user_base",
         Qps = "serving.qps",
+        Qpm = "serving.qpm",
         RequestSeconds = "serving.request_s",
         TtftTarget = "serving.ttft_target",
         TtftTargetMs = "serving.ttft_target_ms",

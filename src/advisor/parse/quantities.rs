@@ -61,8 +61,10 @@ const KINDS: &[(Slot, Kind)] = &[
     (Slot::QuantityMoney, Kind::Money),
 ];
 
-/// Bytes of text either side of a number that its kind is read from.
-const WINDOW: usize = 40;
+/// Bytes of text either side of a number that its kind is read from: enough for a
+/// model name between a people count and "at the same time" ("10 people, all hitting
+/// Ollama with llama3.1:8b at the same time"); the patterns bound their own gaps.
+const WINDOW: usize = 64;
 
 /// One number of the question. Its kind is read when first asked for: most numbers
 /// (a model's size, a count a slot's own pattern read) never need it.

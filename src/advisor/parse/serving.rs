@@ -142,6 +142,7 @@ pub fn serving(
     }
     s.qps = num(Slot::Qps, false)
         .map(|f| f.value)
+        .or_else(|| num(Slot::Qpm, false).map(|f| f.value / 60.0))
         .filter(|v| *v > 0.0 && *v <= 1e7);
     s.request_s = num(Slot::RequestSeconds, false)
         .map(|f| f.value)

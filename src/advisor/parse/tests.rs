@@ -190,6 +190,29 @@ fn loads_and_targets_by_their_words() {
         "Qwen2.5-7B chatbot, 12 seats online at the same time",
         "lang=en model=qwen2.5-7b task=inference concurrency=12",
     );
+    // Requests a minute are a sixtieth of them a second.
+    check(
+        "晚高峰每分钟大约 600 个请求，每个请求输入 1000、输出 200 token，模型 Qwen2.5-14B",
+        "lang=zh model=qwen2.5-14b context=1200 output=200 qps=10",
+    );
+    check(
+        "Qwen2.5-7B behind an API doing 300 req/min",
+        "lang=en model=qwen2.5-7b qps=5",
+    );
+    // A model name between the people and "at the same time".
+    check(
+        "Office of ~10 people, all hitting Ollama with llama3.1:8b at the same time",
+        "lang=en model=llama-3.1-8b precision=int4 concurrency=10 topics=framework",
+    );
+    // The answer's length said as "N tokens of answer"; the context per user.
+    check(
+        "~6k tokens of prompt plus 500 tokens of answer, Qwen2.5-32B",
+        "lang=en model=qwen2.5-32b context=6644 output=500",
+    );
+    check(
+        "Qwen3-32B 给 4 个人同时用，每人 16k",
+        "lang=zh model=qwen3-32b context=16384 concurrency=4",
+    );
     check(
         "首字要在 2 秒内出来，每秒 25 个字，Qwen2.5-14B",
         "lang=zh model=qwen2.5-14b ttft=2 speed=25",
