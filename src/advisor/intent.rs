@@ -170,9 +170,11 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     let offer_cue = p.cue(Cue::Slice) || p.cue(Cue::Machine) || p.cue(Cue::Hourly);
     // "do you bill by the hour or only monthly?" asks how billing works, not an amount.
     let how_billed = p.cue(Cue::BillingMode) && !p.topics.is_empty();
+    // "洛杉矶那台 CPU 服务器多少钱": the CPU servers' price list.
+    let cpu_server = p.cue(Cue::CpuServer) && a.gpus.is_empty();
     if p.cue(Cue::Price)
         && !how_billed
-        && (!a.gpus.is_empty() || (offer_cue && p.topics.is_empty()))
+        && (!a.gpus.is_empty() || cpu_server || (offer_cue && p.topics.is_empty()))
     {
         return (Intent::Price, a.clone(), false);
     }

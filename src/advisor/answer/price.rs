@@ -73,6 +73,10 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
             })
             .collect();
     }
+    if offers.is_empty() && ctx.parsed.cue(Cue::CpuServer) {
+        cpu_servers(ctx, ans);
+        return;
+    }
     if offers.is_empty() {
         if let Some(g) = a.gpu.as_deref().and_then(|g| ctx.cat.gpu(g)) {
             ans.rendered.text(match lang {
@@ -216,6 +220,42 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
     if months.is_some_and(|m| m >= ANNUAL_MONTHS) || a.annual {
         add_topic(ctx, ans, "billing");
     }
+}
+
+/// The CPU servers rented beside the GPU machines, in USD as the catalog lists them, with
+/// the CNY at the catalog's rate.
+fn cpu_servers(ctx: &Context<'_>, ans: &mut Answer) {
+    let lang = ctx.lang;
+    let rate = ctx.cat.billing.usd_cny;
+    ans.rendered.title(t(lang, "CPU 服务器", "CPU servers"));
+    let lines = ctx
+        .cat
+        .billing
+        .cpu_server
+        .iter()
+        .map(|c| {
+            let cny = money(c.usd_month * rate);
+            match lang {
+                Lang::Zh => format!(
+                    "{}：{}，${:.2}/月（约 {cny}）",
+                    c.region_zh, c.spec, c.usd_month
+                ),
+                Lang::En => format!(
+                    "{}: {}, ${:.2}/month (about {cny})",
+                    c.region_en, c.spec, c.usd_month
+                ),
+            }
+        })
+        .collect();
+    ans.rendered.bullets(lines);
+    ans.rendered.text(match lang {
+        Lang::Zh => format!(
+            "适合搭配 GPU 机做数据预处理、下载和存放数据集。以美元计价，人民币按 1 美元 ≈ ¥{rate} 折算，仅供参考。"
+        ),
+        Lang::En => format!(
+            "For preprocessing, downloading and holding datasets beside a GPU machine. Priced in USD; the CNY is at ¥{rate} to the dollar, for reference."
+        ),
+    });
 }
 
 /// The whole price list, when a question names no card.

@@ -303,3 +303,27 @@ fn a_card_without_bf16_is_no_for_training_whatever_its_memory() {
     );
     assert!(a.verdict.expect("a verdict").fits);
 }
+
+#[test]
+fn the_cpu_servers_priced_from_the_catalog() {
+    let (a, _) = advisor().answer(
+        "你们洛杉矶那台 CPU 服务器多少钱一个月？想配合 GPU 机做数据预处理。",
+        &State::default(),
+    );
+    assert_eq!(a.intent, Intent::Price);
+    for c in &advisor().catalog.billing.cpu_server {
+        assert!(
+            a.reply().contains(&format!("${:.2}", c.usd_month)),
+            "{}",
+            a.reply()
+        );
+    }
+    // CPU cores added to a GPU offer are that offer's add-on, not a CPU server.
+    let (a, _) = advisor().answer(
+        "A100 40G 单卡，CPU 升到 16 核，月费多少？",
+        &State::default(),
+    );
+    assert_eq!(a.intent, Intent::Price);
+    assert!(a.reply().contains("16"), "{}", a.reply());
+    assert!(!a.reply().contains("E5-2620"), "{}", a.reply());
+}

@@ -38,6 +38,7 @@ names! {
         CountAsk = "count.ask",
         BillingMode = "billing_mode",
         Replace = "replace",
+        CpuServer = "cpu_server",
         MachineDeclined = "machine.declined",
         Followup = "followup",
         Annual = "annual",
