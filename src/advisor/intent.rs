@@ -199,6 +199,10 @@ fn workload_intent(p: &Parsed, a: &Asked) -> Intent {
     if p.cue(Cue::CountAsk) && a.gpu_count.is_none() {
         return Intent::Recommend;
     }
+    // "之前有人说单张 4090 就够了……请给出推荐配置": a configuration asked for outright.
+    if p.cue(Cue::RecommendAsk) && !p.cue(Cue::Escalate) {
+        return Intent::Recommend;
+    }
     // "只能上昇腾。要 LoRA 微调 GLM-4-9B，大概多少钱一个月？" asks a price: a recommendation on
     // that card.
     let question = p.cue(Cue::Feasibility)

@@ -327,3 +327,17 @@ fn the_cpu_servers_priced_from_the_catalog() {
     assert!(a.reply().contains("16"), "{}", a.reply());
     assert!(!a.reply().contains("E5-2620"), "{}", a.reply());
 }
+
+#[test]
+fn a_configuration_asked_for_outright_is_a_recommendation() {
+    for q in [
+        "模型定了 Qwen2.5-14B，高峰 100 人同时在用。之前群里有人说单张 4090 就够了，我们有点怀疑。请给出推荐配置和月费。",
+        "Our box is a single 3090 running Mistral-7B for 50 users at once. Could you size this properly for us? How many cards, which type?",
+    ] {
+        let (a, _) = advisor().answer(q, &State::default());
+        assert_eq!(a.intent, Intent::Recommend, "{q}");
+    }
+    // Without the ask, the card with its "够吗" is a feasibility question.
+    let (a, _) = advisor().answer("单张 4090 跑 Qwen2.5-14B 够吗", &State::default());
+    assert_eq!(a.intent, Intent::Feasibility);
+}

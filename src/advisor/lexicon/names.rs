@@ -36,6 +36,7 @@ names! {
         Budget = "budget",
         Recommend = "recommend",
         CountAsk = "count.ask",
+        RecommendAsk = "recommend.ask",
         BillingMode = "billing_mode",
         Replace = "replace",
         CpuServer = "cpu_server",
