@@ -220,6 +220,10 @@ impl Parser {
                 p.cues.push(cue);
             }
         }
+        // "有一家 3090 报价 1100/月": the price word of a price quoted elsewhere asks no price.
+        if p.cue(Cue::Price) && !price_asked_beyond_quotes(lex, &text) {
+            p.cues.retain(|&c| c != Cue::Price);
+        }
         let a = &mut p.asked;
 
         p.addons = [
@@ -338,3 +342,25 @@ impl Parser {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether the price cue holds in `text` with every quoted price ("报价 1100", "they
+/// charge $2") blanked out.
+fn price_asked_beyond_quotes(lex: &Lexicon, text: &str) -> bool {
+    let mut blanked = text.to_string();
+    let mut any = false;
+    for (at, _) in text.match_indices(|c: char| c.is_ascii_digit()) {
+        if at > 0 && text[..at].ends_with(|c: char| c.is_ascii_digit() || c == '.') {
+            continue;
+        }
+        let mut from = at.saturating_sub(24);
+        while !text.is_char_boundary(from) {
+            from -= 1;
+        }
+        if let Some(f) = lex.find(Slot::MoneyQuotedBefore, &text[from..at]) {
+            let start = from + f.start;
+            blanked.replace_range(start..at, &" ".repeat(at - start));
+            any = true;
+        }
+    }
+    !any || lex.find(Cue::Price, &blanked).is_some()
+}

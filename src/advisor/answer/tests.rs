@@ -341,3 +341,21 @@ fn a_configuration_asked_for_outright_is_a_recommendation() {
     let (a, _) = advisor().answer("单张 4090 跑 Qwen2.5-14B 够吗", &State::default());
     assert_eq!(a.intent, Intent::Feasibility);
 }
+
+#[test]
+fn a_question_about_how_the_rental_is_used_is_answered_by_the_faq() {
+    for (q, topic) in [
+        (
+            "我们打算租一台 8 卡 A100 80G 整机，白天跑 Qwen2.5-7B 的在线推理，晚上同一台机器做 LoRA 训练。这种用法有没有问题？",
+            "pitfall-one-machine-both",
+        ),
+        (
+            "我们租的是 4 张 A100 40G，跑 7B 模型的在线推理，GPU 利用率一直 20%，是不是配置过剩？要不要降配？",
+            "monitoring",
+        ),
+    ] {
+        let (a, _) = advisor().answer(q, &State::default());
+        assert_eq!(a.intent, Intent::Faq, "{q}");
+        assert!(a.topics.iter().any(|t| t == topic), "{q}: {:?}", a.topics);
+    }
+}

@@ -479,6 +479,15 @@ fn money(
                 None => (f, rate),
             }
         })
+        // "有一家报价 1100/月": a price seen elsewhere, not a budget.
+        .filter(|(f, _)| {
+            let mut from = f.num.0.saturating_sub(24);
+            while !text.is_char_boundary(from) {
+                from -= 1;
+            }
+            lex.find(Slot::MoneyQuotedBefore, &text[from..f.num.0])
+                .is_none()
+        })
         .filter(|(f, _)| {
             let rest = text[f.end..].trim_start();
             !claimed.iter().any(|&(s, e)| f.start < e && s < f.end)

@@ -295,6 +295,23 @@ fn a_declined_engine_is_not_the_engine() {
 }
 
 #[test]
+fn a_price_quoted_elsewhere_is_neither_a_budget_nor_a_price_question() {
+    check(
+        "有一家 3090 报价 1100/月，听说有些是矿卡翻新的",
+        "lang=zh gpus=rtx3090 topics=used-cards,pitfall-used-cards",
+    );
+    check(
+        "another provider quoted us ¥9000 a month for an A100 80G, is yours new hardware?",
+        "lang=en gpus=a100-80g topics=pitfall-used-cards",
+    );
+    // Asked beside the quote, the price is still asked.
+    check(
+        "有一家 3090 报价 1100/月，你们 3090 多少钱？",
+        "lang=zh gpus=rtx3090 cues=price",
+    );
+}
+
+#[test]
 fn a_card_excepted_is_set_aside_unless_the_rest_are_refused() {
     let declined = |q: &str| {
         advisor()

@@ -92,7 +92,9 @@ pub fn workload_is_background(p: &Parsed, card_word: bool) -> bool {
     let disk = p.cue(Cue::StorageAsk)
         && !card_word
         && !other(&[Cue::Feasibility, Cue::Compare, Cue::Budget]);
-    (diagnostic || (disk && a.gpus.is_empty())) && a.budget_cny.is_none()
+    // "这种用法有没有问题", "要不要降配": about the rental itself, whatever else it names.
+    let usage = p.cue(Cue::UsageQuestion) && !p.cue(Cue::CountAsk);
+    (diagnostic || usage || (disk && a.gpus.is_empty())) && a.budget_cny.is_none()
 }
 
 /// The catalog's topic triggers and examples, compiled.
