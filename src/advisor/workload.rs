@@ -135,6 +135,10 @@ pub struct Asked {
     pub gpus: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_count: Option<u32>,
+    /// Every card said with its own count ("2 张 A100 40G 和 4 张 3090"): the configurations
+    /// a comparison prices.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counted: Vec<(String, u32)>,
     /// The card named in the plural with no count ("on H100s", "多张 4090"): as many of
     /// it as the job needs, not one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -246,6 +250,7 @@ impl Asked {
         }
         if !self.gpus.is_empty() {
             m.gpus = self.gpus.clone();
+            m.counted = self.counted.clone();
             if self.gpu_count.is_none() {
                 m.gpu_count = None;
             }

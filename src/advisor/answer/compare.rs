@@ -3,10 +3,55 @@
 
 use super::context::Context;
 use super::topics::add_topic;
-use crate::advisor::catalog::Gpu;
+use crate::advisor::catalog::{Gpu, Range};
 use crate::advisor::contract::Answer;
 use crate::advisor::parse::Lang;
 use crate::advisor::reply::{money_range, t};
+
+/// "2 张 A100 40G 和 4 张 3090，哪个月租便宜": each card at the count said with it, priced
+/// a month, the cheaper named.
+fn counted_prices(ctx: &Context<'_>, gpus: &[&Gpu], ans: &mut Answer) {
+    let lang = ctx.lang;
+    let configs: Vec<(&Gpu, u32, Range)> = gpus
+        .iter()
+        .filter_map(|g| {
+            let n = ctx.asked.counted.iter().find(|(id, _)| *id == g.id)?.1;
+            let o = ctx.cat.offer_for_gpu(&g.id)?;
+            // Cards rented by the machine come in whole machines.
+            let units = n.div_ceil(o.cards_per_unit.max(1));
+            Some((*g, n, o.price.scale(units as f64)))
+        })
+        .collect();
+    if configs.len() < 2 {
+        return;
+    }
+    let mut lines: Vec<String> = configs
+        .iter()
+        .map(|(g, n, p)| {
+            format!(
+                "{n} × {}：{}{}",
+                g.name,
+                money_range(*p),
+                t(lang, "/月", "/month")
+            )
+        })
+        .collect();
+    if lang == Lang::En {
+        lines = lines.iter().map(|l| l.replacen('：', ": ", 1)).collect();
+    }
+    let cheapest = configs
+        .iter()
+        .min_by(|a, b| a.2.max.total_cmp(&b.2.max))
+        .expect("two configurations");
+    lines.push(match lang {
+        Lang::Zh => format!("按月租算，{} × {} 更便宜（只比价格；能不能跑你的模型要看显存）。", cheapest.1, cheapest.0.name),
+        Lang::En => format!(
+            "By the month, {} × {} is the cheaper (price only; whether it runs your model is a question of memory).",
+            cheapest.1, cheapest.0.name
+        ),
+    });
+    ans.rendered.bullets(lines);
+}
 
 fn ratio(a: f64, b: f64) -> String {
     format!("{:.1}×", a / b)
@@ -54,8 +99,14 @@ pub fn compare(ctx: &Context<'_>, ans: &mut Answer) {
                 t(lang, "不支持", "no").into()
             }
         }),
+        // The link of what is rented (DOMAIN.md §6: the consumer cards come over PCIe,
+        // whatever bridge the board itself could take).
         row(t(lang, "卡间互联", "link"), &|g| {
-            if g.link.is_empty() {
+            let rented_linked = ctx
+                .cat
+                .offer_for_gpu(&g.id)
+                .is_none_or(|o| !o.link.is_empty());
+            if g.link.is_empty() || !rented_linked {
                 "PCIe".into()
             } else {
                 g.link.clone()
@@ -64,6 +115,7 @@ pub fn compare(ctx: &Context<'_>, ans: &mut Answer) {
         row(t(lang, "月租", "price"), &price),
     ];
     ans.rendered.table(head, rows);
+    counted_prices(ctx, &gpus, ans);
     if gpus.len() >= 2 {
         let (a, b) = (gpus[0], gpus[1]);
         let (fast, slow) = if a.bandwidth_gbs >= b.bandwidth_gbs {

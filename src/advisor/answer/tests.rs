@@ -359,3 +359,25 @@ fn a_question_about_how_the_rental_is_used_is_answered_by_the_faq() {
         assert!(a.topics.iter().any(|t| t == topic), "{q}: {:?}", a.topics);
     }
 }
+
+#[test]
+fn cards_compared_with_their_counts_are_priced_as_configurations() {
+    let (a, _) = advisor().answer(
+        "2 张 A100 40G 和 4 张 3090，哪个月租便宜？",
+        &State::default(),
+    );
+    assert_eq!(a.intent, Intent::Compare);
+    let price = |gpu: &str| {
+        let o = advisor().catalog.offer_for_gpu(gpu).expect("offer");
+        o.price.max / o.cards_per_unit as f64
+    };
+    for (gpu, n) in [("a100-40g", 2.0), ("rtx3090", 4.0)] {
+        let total = crate::advisor::reply::money(price(gpu) * n);
+        assert!(a.reply().contains(&total), "{total} in {}", a.reply());
+    }
+    // The rented 3090s come over PCIe (DOMAIN.md §6), whatever bridge the board takes.
+    assert!(!a.reply().contains("NVLink bridge"), "{}", a.reply());
+    // Without counts, no configuration prices.
+    let (b, _) = advisor().answer("A100 40G 和 3090 怎么选", &State::default());
+    assert!(!b.reply().contains("更便宜"), "{}", b.reply());
+}

@@ -269,7 +269,7 @@ impl Entities {
                 }
                 continue;
             }
-            if a.gpus.is_empty() {
+            {
                 let start = prefix.len().saturating_sub(24);
                 let start = (start..=prefix.len())
                     .find(|i| prefix.is_char_boundary(*i))
@@ -318,8 +318,13 @@ impl Entities {
                         }),
                 };
                 if let Some(c) = count.filter(|c| *c >= 1.0 && *c <= 64.0) {
-                    a.gpu_count = Some(c as u32);
-                    facts.count_at_card = true;
+                    // The count of the first card is the customer's; every count is kept
+                    // with its card for a comparison.
+                    if a.gpus.is_empty() {
+                        a.gpu_count = Some(c as u32);
+                        facts.count_at_card = true;
+                    }
+                    a.counted.push((id.clone(), c as u32));
                 }
             }
             // "on H100s", "多张 4090": the card in the plural.
