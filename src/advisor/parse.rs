@@ -352,12 +352,7 @@ fn price_asked_beyond_quotes(lex: &Lexicon, text: &str) -> bool {
         if at > 0 && text[..at].ends_with(|c: char| c.is_ascii_digit() || c == '.') {
             continue;
         }
-        let mut from = at.saturating_sub(24);
-        while !text.is_char_boundary(from) {
-            from -= 1;
-        }
-        if let Some(f) = lex.find(Slot::MoneyQuotedBefore, &text[from..at]) {
-            let start = from + f.start;
+        if let Some(start) = slots::quoted_price_before(lex, text, at) {
             blanked.replace_range(start..at, &" ".repeat(at - start));
             any = true;
         }

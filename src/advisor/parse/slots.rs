@@ -480,14 +480,7 @@ fn money(
             }
         })
         // "有一家报价 1100/月": a price seen elsewhere, not a budget.
-        .filter(|(f, _)| {
-            let mut from = f.num.0.saturating_sub(24);
-            while !text.is_char_boundary(from) {
-                from -= 1;
-            }
-            lex.find(Slot::MoneyQuotedBefore, &text[from..f.num.0])
-                .is_none()
-        })
+        .filter(|(f, _)| quoted_price_before(lex, text, f.num.0).is_none())
         .filter(|(f, _)| {
             let rest = text[f.end..].trim_start();
             !claimed.iter().any(|&(s, e)| f.start < e && s < f.end)
@@ -540,11 +533,25 @@ pub fn negated(lex: &Lexicon, text: &str, start: usize) -> bool {
 /// the same kind before this one, so the choice after a declined one is not declined with
 /// it ("不用 vLLM 用 ollama", "不要 H100 用 A100").
 pub fn negated_since(lex: &Lexicon, text: &str, floor: usize, start: usize) -> bool {
-    let mut from = start.saturating_sub(48).max(floor.min(start));
+    let from = back(text, start, 48).max(floor.min(start));
+    lex.find(Slot::Negation, &text[from..start]).is_some()
+}
+
+/// Where the words of a price quoted elsewhere begin, right before the number at `at`
+/// ("有一家报价 1100/月", "they charge $2 an hour"), if they are there.
+pub fn quoted_price_before(lex: &Lexicon, text: &str, at: usize) -> Option<usize> {
+    let from = back(text, at, 24);
+    lex.find(Slot::MoneyQuotedBefore, &text[from..at])
+        .map(|f| from + f.start)
+}
+
+/// `at` moved back by up to `bytes`, onto a character boundary.
+fn back(text: &str, at: usize, bytes: usize) -> usize {
+    let mut from = at.saturating_sub(bytes);
     while !text.is_char_boundary(from) {
         from -= 1;
     }
-    lex.find(Slot::Negation, &text[from..start]).is_some()
+    from
 }
 
 /// "每次 prompt 大概 12000 token", "around 3k tokens each": when nothing else set the
