@@ -101,6 +101,9 @@ pub struct Asked {
     pub model: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size_b: Option<f64>,
+    /// The parameters a MoE of that size uses per token ("21B-A3B", "激活 3B").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active_b: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<Task>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -234,6 +237,9 @@ impl Asked {
         );
         if self.model.is_some() && self.size_b.is_none() {
             m.size_b = None;
+        }
+        if self.model.is_some() || self.size_b.is_some() {
+            m.active_b = self.active_b;
         }
         if self.size_b.is_some() && self.model.is_none() {
             m.model = None;
@@ -631,7 +637,13 @@ impl Workload {
         let model = a.model.as_deref().and_then(|id| cat.model(id));
         let arch = match (model, a.size_b) {
             (Some(m), _) => Arch::from_model(m),
-            (None, Some(s)) => Arch::generic(s),
+            (None, Some(s)) => {
+                let mut arch = Arch::generic(s);
+                if let Some(x) = a.active_b {
+                    arch.active_params_b = x.min(s);
+                }
+                arch
+            }
             (None, None) => return None,
         };
         let task = match (a.task, a.precision) {

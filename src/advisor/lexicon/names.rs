@@ -79,6 +79,7 @@ names! {
         OptimizerOffload = "optimizer.offload",
         Size = "size",
         SizeCount = "size.count",
+        SizeActive = "size.active",
         Concurrency = "concurrency",
         Context = "context",
         ContextOutput = "context.output",

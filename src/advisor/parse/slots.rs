@@ -45,6 +45,10 @@ pub fn size(lex: &Lexicon, blanked: String, a: &mut Asked) -> Option<Invalid> {
                 invalid = Some(Invalid::HugeSize(b));
             } else if b > 0.0 {
                 a.size_b = Some(b);
+                a.active_b = lex
+                    .find(Slot::SizeActive, &size_text)
+                    .map(|f| f.value)
+                    .filter(|&x| x > 0.0 && x < b);
             }
         }
     }

@@ -22,6 +22,7 @@ fn check(question: &str, expected: &str) {
     );
     put("model", a.model.clone());
     put("size", a.size_b.map(|s| s.to_string()));
+    put("active", a.active_b.map(|s| s.to_string()));
     put("task", a.task.map(|t| format!("{t:?}").to_lowercase()));
     put("precision", a.precision.map(|p| p.id().to_string()));
     put("context", a.context.map(|c| c.to_string()));
@@ -800,4 +801,24 @@ fn casual_can_it_questions_billing_modes_and_replacing_cards() {
         "lang=zh gpus=rtx3090 count=4 model=qwen2.5-7b task=full cues=replace,diagnostic",
     );
     check("qwen2.5_72b_instruct_awq 单卡 a100-80g 能跑吗，ctx 4k", "lang=zh gpus=a100-80g count=1 model=qwen2.5-72b task=inference precision=int4 context=4096 cues=feasibility");
+}
+
+#[test]
+fn a_mixture_of_experts_by_its_sizes() {
+    check(
+        "自研的 21B-A3B 模型推理要什么卡",
+        "lang=zh size=21 active=3 task=inference cues=recommend",
+    );
+    check(
+        "总参 80B、激活参数 13B 的 MoE 能上 4090 吗",
+        "lang=zh gpus=rtx4090 size=80 active=13",
+    );
+    check(
+        "a 120b moe with 5.1b active, which card?",
+        "lang=en size=120 active=5.1 cues=recommend",
+    );
+    check(
+        "30B 的模型 A100 跑得动吗",
+        "lang=zh gpus=a100-40g size=30 task=inference cues=feasibility",
+    );
 }
