@@ -107,6 +107,7 @@ async fn contract(store: &dyn Store, tag: &str, time: Time) {
         turns: 3,
         last: None,
         lang: Some(gpu_advisor::advisor::parse::Lang::En),
+        last_lang: Some(gpu_advisor::advisor::parse::Lang::Zh),
     };
     store
         .save(&k("s"), &state, Duration::from_secs(60))

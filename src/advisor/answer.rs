@@ -58,8 +58,12 @@ impl Advisor {
     pub fn answer(&self, question: &str, state: &State) -> (Answer, State) {
         let mut parsed = self.parser.parse(question, self.catalog.billing.usd_cny);
         // The language asked for the replies, else the one asked earlier, else the
-        // question's own.
-        let lang = parsed.reply_lang.or(state.lang).unwrap_or(parsed.lang());
+        // question's own, unless it shows none ("INT8"): then the conversation's.
+        let lang = parsed
+            .reply_lang
+            .or(state.lang)
+            .or(state.last_lang.filter(|_| !parsed.lang_sure))
+            .unwrap_or(parsed.lang());
         let (intent, mut asked, followup) = decide(&parsed, state.last.as_ref());
         if let Some(prev) = state.last.as_ref().filter(|_| followup) {
             if only_reply_lang(&parsed) {
@@ -115,6 +119,7 @@ impl Advisor {
                 state.last.clone()
             },
             lang: parsed.reply_lang.or(state.lang),
+            last_lang: Some(lang),
         };
         (answer, next)
     }

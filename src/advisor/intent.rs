@@ -45,6 +45,9 @@ pub struct State {
     /// turn on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lang: Option<Lang>,
+    /// The language of the last reply, for a turn that does not show its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_lang: Option<Lang>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

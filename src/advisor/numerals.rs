@@ -5,7 +5,7 @@
 /// The regular-expression fragment that the slot patterns in `intents/` call `{NUM}`:
 /// an Arabic number (optionally with thousands separators, a decimal part and a unit
 /// suffix) or a run of Chinese numeral characters.
-pub const NUM_PATTERN: &str = r"(?:[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[kKwWmMtT]|个[wW]|\s*(?:万|千|百|亿)|\s*thousand(?-u:\b))?|[零〇一二两三四五六七八九十百千][零〇一二两三四五六七八九十百千万亿]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
+pub const NUM_PATTERN: &str = r"(?:(?:[0-9]{1,3}(?:,[0-9]{3})+(?-u:\b)|[0-9]+)(?:\.[0-9]+)?(?:[kKwWmMtT]|个[wW]|\s*(?:万|千|百|亿)|\s*thousand(?-u:\b))?|[零〇一二两三四五六七八九十百千][零〇一二两三四五六七八九十百千万亿]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
 
 /// English number words people use for counts ("two 3090s", "eight cards").
 const WORDS: &[(&str, f64)] = &[
@@ -243,6 +243,15 @@ mod tests {
         let re = regex::Regex::new(&format!("^{NUM_PATTERN}$")).unwrap();
         for s in ["三千五", "1.5万", "3k", "3,000", "七百亿", "1000 亿", "8k"] {
             assert!(re.is_match(s), "{s}");
+        }
+        // A comma between two numbers is not a thousands separator.
+        let any = regex::Regex::new(NUM_PATTERN).unwrap();
+        for (text, first) in [
+            ("32768,3090", "32768"),
+            ("1,500,000", "1,500,000"),
+            ("8,16", "8"),
+        ] {
+            assert_eq!(any.find(text).map(|m| m.as_str()), Some(first), "{text}");
         }
     }
 }

@@ -69,6 +69,9 @@ pub enum Invalid {
 #[derive(Debug, Clone, Default)]
 pub struct Parsed {
     pub lang: Option<Lang>,
+    /// Whether the text shows its language (ideographs, or two English words); a turn of
+    /// names and numbers only ("INT8", "H100?") keeps the conversation's.
+    pub lang_sure: bool,
     /// Add-ons asked for with a price ("加到 128G 内存"): their kinds (catalog/offers.toml).
     pub addons: Vec<&'static str>,
     pub empty: bool,
@@ -208,7 +211,10 @@ impl Parser {
             empty: text.is_empty(),
             ..Parsed::default()
         };
-        p.lang = normalise::lang(&text);
+        if let Some((lang, sure)) = normalise::lang(&text) {
+            p.lang = Some(lang);
+            p.lang_sure = sure;
+        }
         if p.empty {
             return p;
         }

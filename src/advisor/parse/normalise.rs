@@ -51,15 +51,29 @@ pub fn cut(raw: &str) -> &str {
     &raw[..cut]
 }
 
-/// Chinese when any CJK ideograph appears, else English when any Latin letter does.
-pub fn lang(text: &str) -> Option<Lang> {
-    if text
+/// The language a question is written in, and whether the text says so: Chinese when
+/// CJK ideographs appear, unless English words outnumber them two to one and are at
+/// least four ("Could you kindly recommend a setup (信创)?"); else English when any Latin
+/// letter does. Sure when it has ideographs or at least two English words; "INT8" or
+/// "H100?" alone are not.
+pub fn lang(text: &str) -> Option<(Lang, bool)> {
+    let han = text
         .chars()
-        .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c) || ('\u{3400}'..='\u{4dbf}').contains(&c))
-    {
-        Some(Lang::Zh)
+        .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c) || ('\u{3400}'..='\u{4dbf}').contains(c))
+        .count();
+    // Words of letters only: "qwen2", "72b" and "q4_k_m" are names, not English.
+    let words = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| w.len() >= 2 && w.bytes().all(|b| b.is_ascii_alphabetic()))
+        .count();
+    if han > 0 {
+        if words >= 4 && words >= 2 * han {
+            Some((Lang::En, true))
+        } else {
+            Some((Lang::Zh, true))
+        }
     } else if text.chars().any(|c| c.is_ascii_alphabetic()) {
-        Some(Lang::En)
+        Some((Lang::En, words >= 2))
     } else {
         None
     }
@@ -87,6 +101,30 @@ mod tests {
         let got = question(&lex, input);
         assert_eq!(got, expected, "{input:?}");
         assert_eq!(question(&lex, &got), got, "twice: {input:?}");
+    }
+
+    #[test]
+    fn the_language_a_question_shows() {
+        for (text, shown, sure) in [
+            ("4090 能跑 70b 吗", Lang::Zh, true),
+            (
+                "我们想 deploy 一个 qwen3-32b 的 rag service，qps 大概 5",
+                Lang::Zh,
+                true,
+            ),
+            ("hi team, customer asks: 4090 能跑 70b 吗", Lang::Zh, true),
+            (
+                "could you kindly recommend a setup (信创) for a 7b model?",
+                Lang::En,
+                true,
+            ),
+            ("what about h100", Lang::En, true),
+            ("int8", Lang::En, false),
+            ("h100?", Lang::En, false),
+        ] {
+            assert_eq!(lang(text), Some((shown, sure)), "{text}");
+        }
+        assert_eq!(lang("4090 ×2"), None);
     }
 
     #[test]
