@@ -47,6 +47,11 @@ fn engine_speed(e: Engine) -> (f64, f64, f64) {
         Engine::LlamaCpp | Engine::Ollama => (0.90, 1.0e-3, 0.05e-3),
     }
 }
+/// Routed experts per MoE layer and experts per token when only the sizes are known: the
+/// layout of Qwen3-30B-A3B, Qwen3-235B-A22B and GLM-4.5 (config.json `num_experts` 128,
+/// `num_experts_per_tok` 8).
+const GENERIC_EXPERTS: f64 = 128.0;
+const GENERIC_EXPERTS_PER_TOKEN: f64 = 8.0;
 /// The bandwidth llama.cpp's decode kernels reach at most on one card, GB/s (above).
 const GGUF_BW_CAP_GBS: f64 = 1000.0;
 /// HF transformers' Python cost per decoder layer and step: 0.88 ms on the Qwen2.5 A100
@@ -132,20 +137,22 @@ impl Replica<'_> {
 
     /// Share of the weights one decode step over `b` sequences reads: a dense model
     /// all of them; a MoE its shared part and the experts the batch routes to (each
-    /// token picks k of E, so a batch touches E × (1 − (1 − k/E)^b) of them).
+    /// token picks k of E, so a batch touches E × (1 − (1 − k/E)^b) of them). A MoE known
+    /// only by its sizes ("30B-A3B") routes as the common layout does.
     fn weight_share(&self, b: f64) -> f64 {
         let a = &self.w.arch;
         let active = a.active_params_b / a.params_b;
-        match self.model {
+        let (e, k) = match self.model {
             Some(m) if m.experts > m.experts_per_token && m.experts_per_token > 0 => {
-                let (e, k) = (m.experts as f64, m.experts_per_token as f64);
-                let per_expert = (a.params_b - a.active_params_b) / (e - k);
-                let shared = a.params_b - e * per_expert;
-                let touched = e * (1.0 - (1.0 - k / e).powf(b.max(1.0)));
-                ((shared + touched * per_expert) / a.params_b).clamp(active, 1.0)
+                (m.experts as f64, m.experts_per_token as f64)
             }
-            _ => active,
-        }
+            None if active < 1.0 => (GENERIC_EXPERTS, GENERIC_EXPERTS_PER_TOKEN),
+            _ => return active,
+        };
+        let per_expert = (a.params_b - a.active_params_b) / (e - k);
+        let shared = (a.params_b - e * per_expert).max(0.0);
+        let touched = e * (1.0 - (1.0 - k / e).powf(b.max(1.0)));
+        ((shared + touched * per_expert) / a.params_b).clamp(active, 1.0)
     }
 
     /// Weight bytes a decode step reads: all but the input embedding table when the

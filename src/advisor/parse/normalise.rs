@@ -51,26 +51,33 @@ pub fn cut(raw: &str) -> &str {
     &raw[..cut]
 }
 
-/// The language a question is written in, and whether the text says so: Chinese when
-/// CJK ideographs appear, unless English words outnumber them two to one and are at
-/// least four ("Could you kindly recommend a setup (信创)?"); else English when any Latin
-/// letter does. Sure when it has ideographs or at least two English words; "INT8" or
-/// "H100?" alone are not.
+/// The language a question is written in, and whether the text says so clearly enough
+/// to switch a conversation's: Chinese when CJK ideographs appear, unless English words
+/// outnumber them three to one and are at least five ("Could you kindly recommend a
+/// setup (信创)?"); else English when any Latin letter does. Clear when one language
+/// outweighs the other (ideographs at least twice the English words, or the reverse
+/// rule above); "INT8", "H100?" or a half-and-half mix are not.
 pub fn lang(text: &str) -> Option<(Lang, bool)> {
     let han = text
         .chars()
         .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c) || ('\u{3400}'..='\u{4dbf}').contains(c))
         .count();
-    // Words of letters only: "qwen2", "72b" and "q4_k_m" are names, not English.
+    // Words of letters only: "Qwen2.5-72B", "DeepSeek-R1-Distill" and "q4_k_m" are names,
+    // not English; "fine-tune" and "what's" are words.
     let words = text
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| w.len() >= 2 && w.bytes().all(|b| b.is_ascii_alphabetic()))
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '\'')))
+        .map(|w| w.trim_matches(['.', '-', '\'']))
+        .filter(|w| {
+            w.len() >= 2
+                && w.bytes()
+                    .all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b'\'')
+        })
         .count();
     if han > 0 {
-        if words >= 4 && words >= 2 * han {
+        if words >= 5 && words >= 3 * han {
             Some((Lang::En, true))
         } else {
-            Some((Lang::Zh, true))
+            Some((Lang::Zh, han >= 2 * words))
         }
     } else if text.chars().any(|c| c.is_ascii_alphabetic()) {
         Some((Lang::En, words >= 2))
@@ -112,7 +119,12 @@ mod tests {
                 Lang::Zh,
                 true,
             ),
-            ("hi team, customer asks: 4090 能跑 70b 吗", Lang::Zh, true),
+            ("hi team, customer asks: 4090 能跑 70b 吗", Lang::Zh, false),
+            (
+                "deepseek-r1-distill-qwen-32b 推理，用 vllm 部署",
+                Lang::Zh,
+                true,
+            ),
             (
                 "could you kindly recommend a setup (信创) for a 7b model?",
                 Lang::En,
