@@ -103,6 +103,15 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     // A follow-up: something that modifies the last turn, without a workload of its own
     // or introduced as one ("那 7B 呢"). Topic-only questions and comparisons stand alone.
     if let Some(prev) = prev {
+        // "so which card should I rent?" after a workload: that workload's configuration,
+        // whatever topic its words brush against.
+        if p.cue(Cue::RecommendAsk)
+            && !has_workload
+            && a.gpus.is_empty()
+            && prev.asked.has_workload()
+        {
+            return (Intent::Recommend, a.over(&prev.asked), true);
+        }
         let faq_only = !p.topics.is_empty() && !p.modifiers;
         // "H100 多少钱" after a workload is a new price question, not "that workload on H100".
         let standalone =

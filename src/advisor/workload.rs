@@ -175,6 +175,9 @@ pub struct Asked {
     /// The same number read as a token count (`k` = 1024), for a context it changes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_to_tokens: Option<f64>,
+    /// The value a correction says it replaces ("8k not 80k"), read plain and as tokens.
+    #[serde(skip_serializing_if = "is_none_pair")]
+    pub replaced: [Option<f64>; 2],
     /// Engine, request size, load and latency targets (DOMAIN.md §8).
     #[serde(skip_serializing_if = "ServingAsk::is_default")]
     pub serving: ServingAsk,
@@ -305,7 +308,24 @@ impl Asked {
         // context, whichever it stated.
         // "那 4090 呢" names a card, not a number.
         if let Some(v) = self.changed_to.filter(|_| self.gpus.is_empty()) {
-            if prev.budget_cny.is_some() {
+            // "8k not 80k": the slot that holds the value replaced, when one does.
+            let [plain, tokens] = self.replaced;
+            let held =
+                |x: Option<f64>, y: Option<f64>| x.zip(y).is_some_and(|(x, y)| (x - y).abs() < 0.5);
+            let context =
+                |c: Option<u32>| held(c.map(f64::from), tokens) || held(c.map(f64::from), plain);
+            if self.replaced.iter().any(Option::is_some)
+                && !held(prev.budget_cny, plain)
+                && context(prev.context)
+            {
+                let v = self.changed_to_tokens.unwrap_or(v);
+                m.context = Some(v.round().clamp(1.0, 1e8) as u32);
+            } else if self.replaced.iter().any(Option::is_some)
+                && !held(prev.budget_cny, plain)
+                && held(prev.concurrency.map(f64::from), plain)
+            {
+                m.concurrency = Some(v.round().clamp(1.0, 1e6) as u32);
+            } else if prev.budget_cny.is_some() {
                 m.budget_cny = Some(v);
             } else if prev.concurrency.is_some() {
                 m.concurrency = Some(v.round().clamp(1.0, 1e6) as u32);
@@ -366,6 +386,7 @@ impl Asked {
         m.concurrency_change = None;
         m.changed_to = None;
         m.changed_to_tokens = None;
+        m.replaced = [None, None];
         // "batch 改成 8" alone, of a service, is its batch of concurrent requests, as in a
         // question of its own that says it serves (parse.rs); of a training job, its
         // micro-batch.
@@ -708,3 +729,7 @@ impl Workload {
 
 #[cfg(test)]
 mod tests;
+
+fn is_none_pair(p: &[Option<f64>; 2]) -> bool {
+    p.iter().all(Option::is_none)
+}

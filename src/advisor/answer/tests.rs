@@ -174,6 +174,44 @@ fn follow_ups_change_one_slot_and_keep_the_rest() {
     let f = |turns: &[&str], paths: &[&str], expected: &str| {
         assert_eq!(fields(turns, paths), expected, "{turns:?}");
     };
+    // A correction names the value it replaces: that slot changes, the rest stays.
+    f(
+        &[
+            "Llama-3.1-8B 推理，上下文 80k，并发 4",
+            "sorry I meant 8k not 80k",
+            "so which card should I rent?",
+        ],
+        &[
+            "intent",
+            "workload.context_tokens",
+            "workload.concurrency",
+            "lang",
+        ],
+        "intent=recommend workload.context_tokens=8192 workload.concurrency=4 lang=en",
+    );
+    f(
+        &[
+            "Qwen2.5-14B 推理，并发 10",
+            "并发改成 40",
+            "不对，还是 10，但上下文要 32k",
+        ],
+        &["workload.concurrency", "workload.context_tokens"],
+        "workload.concurrency=10 workload.context_tokens=32768",
+    );
+    f(
+        &[
+            "一个 30B 的模型推理",
+            "并发 20",
+            "sorry, I meant 3B not 30B",
+        ],
+        &["workload.params_b", "workload.concurrency"],
+        "workload.params_b=3.0 workload.concurrency=20",
+    );
+    f(
+        &["70B 推理用什么卡", "我们是信创项目，必须国产卡", "INT8"],
+        &["lang", "workload.precision", "constraints.domestic"],
+        "lang=zh workload.precision=int8 constraints.domestic=true",
+    );
     // A model switch keeps the budget and the load.
     f(
         &[

@@ -201,6 +201,7 @@ names! {
         ChangeConcurrencyMore = "change.concurrency.more",
         ChangeConcurrencyLess = "change.concurrency.less",
         ChangeBare = "change.bare",
+        ChangeReplaced = "change.replaced",
         ChangeScaleUp = "change.scale.up",
         ChangeScaleDown = "change.scale.down",
         ChangeTargetBudget = "change.target.budget",

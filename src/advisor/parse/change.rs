@@ -56,6 +56,10 @@ pub fn relative(
         a.changed_to_tokens = lex
             .find_in(scan, Slot::ChangeBare, text, true)
             .map(|f| f.value);
+        a.replaced = [false, true].map(|tokens| {
+            lex.find_in(scan, Slot::ChangeReplaced, text, tokens)
+                .map(|f| f.value)
+        });
     }
     spans
 }
