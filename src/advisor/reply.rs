@@ -209,6 +209,31 @@ pub fn money_range(r: Range) -> String {
     }
 }
 
+/// A rental period: "3 个月" / "3 months"; under a month in days ("10 天", "10 days"),
+/// of 30-day months; else with one decimal ("1.5 个月").
+pub fn period(months: f64, lang: Lang) -> String {
+    let whole = (months - months.round()).abs() < 0.01;
+    if months < 1.0 && !whole {
+        let days = (months * 30.0).round().max(1.0);
+        match lang {
+            Lang::Zh => format!("{days:.0} 天"),
+            Lang::En if days == 1.0 => "1 day".to_string(),
+            Lang::En => format!("{days:.0} days"),
+        }
+    } else {
+        let n = if whole {
+            format!("{months:.0}")
+        } else {
+            format!("{months:.1}")
+        };
+        match lang {
+            Lang::Zh => format!("{n} 个月"),
+            Lang::En if whole && months.round() == 1.0 => "1 month".to_string(),
+            Lang::En => format!("{n} months"),
+        }
+    }
+}
+
 /// GB with one decimal.
 pub fn gb(v: f64) -> String {
     Fixed(v, 1).to_string()

@@ -7,7 +7,7 @@ use crate::advisor::contract::EstimateJson;
 use crate::advisor::estimate::{Variant, TRAINING_MFU};
 use crate::advisor::parse::Lang;
 use crate::advisor::recommend::Candidate;
-use crate::advisor::reply::{duration, gb, money_range, params, t};
+use crate::advisor::reply::{duration, gb, money_range, params, period, t};
 use crate::advisor::workload::{Attention, Logits, QuantLib, Task, Workload};
 use std::fmt::Write;
 
@@ -326,9 +326,10 @@ pub fn recommendation_line(
         let (total, disc) = c.offer.period_total(c.units, m);
         let _ = write!(
             s,
-            "{}{m:.0}{}{}{}",
+            "{}{}{}{}{}",
             t(lang, "，租 ", "; "),
-            t(lang, " 个月共 ", " months: "),
+            period(m, lang),
+            t(lang, "共 ", ": "),
             money_range(total),
             if disc > 0.0 {
                 t(lang, "（按年付价）", " (annual price)")

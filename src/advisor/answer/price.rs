@@ -7,7 +7,7 @@ use crate::advisor::catalog::{Addon, Offer, Unit, ANNUAL_MONTHS};
 use crate::advisor::contract::{Answer, ConfigJson};
 use crate::advisor::lexicon::Cue;
 use crate::advisor::parse::{Lang, Parsed};
-use crate::advisor::reply::{money, money_range, t};
+use crate::advisor::reply::{money, money_range, period, t};
 use crate::advisor::workload::Asked;
 
 /// The whole machine asked for, and not turned down ("single card, not the whole node").
@@ -153,7 +153,8 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
             let (total, disc) = o.period_total(units, m);
             lines.push(match lang {
                 Lang::Zh => format!(
-                    "{units} {unit} × {m:.0} 个月：{}{}",
+                    "{units} {unit} × {}：{}{}",
+                    period(m, lang),
                     money_range(total),
                     if disc > 0.0 {
                         format!(
@@ -166,7 +167,8 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
                     }
                 ),
                 Lang::En => format!(
-                    "{units} {unit}(s) × {m:.0} months: {}{}",
+                    "{units} {unit}(s) × {}: {}{}",
+                    period(m, lang),
                     money_range(total),
                     if disc > 0.0 {
                         format!(

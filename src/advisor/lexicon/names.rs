@@ -101,6 +101,7 @@ names! {
         MonthsHalf = "months.half",
         MonthsPriceAfter = "months.price_after",
         Weeks = "weeks",
+        Days = "days",
         BudgetTotal = "budget.total",
         MonthsQuarter = "months.quarter",
         Years = "years",

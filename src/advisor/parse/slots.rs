@@ -279,6 +279,13 @@ pub fn numbers(
             ..w
         })
     };
+    // Days of rental ("租 10 天") alike.
+    let days = || {
+        num_free(Slot::Days).map(|d| Found {
+            value: d.value * 24.0 / hours_per_month,
+            ..d
+        })
+    };
     let months = num_free(Slot::Months)
         .or_else(|| lex.find_in(scan, Slot::MonthsHalf, text, false))
         .or_else(|| lex.find_in(scan, Slot::MonthsQuarter, text, false))
@@ -290,18 +297,23 @@ pub fn numbers(
                     ..y
                 })
         })
-        .or_else(weeks);
+        .or_else(weeks)
+        .or_else(days);
     // A budget for a year (a quarter, "for 3 months") is a rental that long, unless the
     // question gives the rental's own months.
     let budget_months = money
         .filter(|m| a.budget_cny.is_some() && m.months > 1.0)
         .map(|m| m.months);
-    a.months = bounded(
-        months.map(|f| f.value).or(budget_months),
-        "months",
-        120.0,
-        &mut invalid,
-    );
+    // A rental of days or weeks is a fraction of a month, at least a day's.
+    let day = 24.0 / hours_per_month;
+    a.months = match months.map(|f| f.value).or(budget_months) {
+        Some(m) if m > 120.0 => {
+            invalid = Some(Invalid::HugeNumber("months", m));
+            None
+        }
+        Some(m) if m >= day * 0.99 => Some(m),
+        _ => None,
+    };
     claimed.extend(months.filter(|_| a.months.is_some()).map(|f| f.num));
     // "项目做 6 周，总预算 2 万": an amount for the whole rental, with no period of its own,
     // is spread over the rental's months.
