@@ -5,7 +5,7 @@
 /// The regular-expression fragment that the slot patterns in `intents/` call `{NUM}`:
 /// an Arabic number (optionally with thousands separators, a decimal part and a unit
 /// suffix) or a run of Chinese numeral characters.
-pub const NUM_PATTERN: &str = r"(?:(?:[0-9]{1,3}(?:,[0-9]{3})+(?-u:\b)|[0-9]+)(?:\.[0-9]+)?(?:[kKwWmMtT]|个[wW]|\s*(?:万|千|百|亿)|\s*thousand(?-u:\b))?|[零〇一二两三四五六七八九十百千][零〇一二两三四五六七八九十百千万亿]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
+pub const NUM_PATTERN: &str = r"(?:(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:[kKwWmMtT]|个[wW]|\s*(?:万|千|百|亿)|\s*thousand(?-u:\b))?|[零〇一二两三四五六七八九十百千][零〇一二两三四五六七八九十百千万亿]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
 
 /// English number words people use for counts ("two 3090s", "eight cards").
 const WORDS: &[(&str, f64)] = &[
