@@ -314,16 +314,11 @@ impl Asked {
                 |x: Option<f64>, y: Option<f64>| x.zip(y).is_some_and(|(x, y)| (x - y).abs() < 0.5);
             let context =
                 |c: Option<u32>| held(c.map(f64::from), tokens) || held(c.map(f64::from), plain);
-            if self.replaced.iter().any(Option::is_some)
-                && !held(prev.budget_cny, plain)
-                && context(prev.context)
-            {
+            let replaced = (plain.is_some() || tokens.is_some()) && !held(prev.budget_cny, plain);
+            if replaced && context(prev.context) {
                 let v = self.changed_to_tokens.unwrap_or(v);
                 m.context = Some(v.round().clamp(1.0, 1e8) as u32);
-            } else if self.replaced.iter().any(Option::is_some)
-                && !held(prev.budget_cny, plain)
-                && held(prev.concurrency.map(f64::from), plain)
-            {
+            } else if replaced && held(prev.concurrency.map(f64::from), plain) {
                 m.concurrency = Some(v.round().clamp(1.0, 1e6) as u32);
             } else if prev.budget_cny.is_some() {
                 m.budget_cny = Some(v);

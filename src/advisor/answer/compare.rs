@@ -29,16 +29,14 @@ fn counted_prices(ctx: &Context<'_>, gpus: &[&Gpu], ans: &mut Answer) {
         .iter()
         .map(|(g, n, p)| {
             format!(
-                "{n} × {}：{}{}",
+                "{n} × {}{}{}{}",
                 g.name,
+                t(lang, "：", ": "),
                 money_range(*p),
                 t(lang, "/月", "/month")
             )
         })
         .collect();
-    if lang == Lang::En {
-        lines = lines.iter().map(|l| l.replacen('：', ": ", 1)).collect();
-    }
     let cheapest = configs
         .iter()
         .min_by(|a, b| a.2.max.total_cmp(&b.2.max))

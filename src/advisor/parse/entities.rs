@@ -170,6 +170,65 @@ impl Entities {
         }
     }
 
+    /// How many of card `id` the text says, right before its mention (`prefix` is the
+    /// text up to it) or right after it (`end`): cards, whole machines, "单卡".
+    fn count_of(
+        &self,
+        lex: &Lexicon,
+        text: &str,
+        prefix: &str,
+        end: usize,
+        id: &str,
+    ) -> Option<f64> {
+        let start = prefix.len().saturating_sub(24);
+        let start = (start..=prefix.len())
+            .find(|i| prefix.is_char_boundary(*i))
+            .unwrap_or(0);
+        let window = &prefix[start..];
+        let machines = |said: &str| lex.find(Slot::CardCountInMachines, said).is_some();
+        let in_cards = |said: &str| lex.find(Slot::CardCountInCards, said).is_some();
+        match lex.find(Slot::CardCountBefore, window) {
+            // "两台 8 卡 H100", "2 machines of 8x A100": machines of that many
+            // cards each.
+            Some(f) => Some(
+                f.value
+                    * lex
+                        .find(Slot::CardCountBefore, &window[..f.start])
+                        .filter(|m| machines(&window[m.start..m.end]))
+                        .map_or(1.0, |m| m.value)
+                    // "两台 H100", "two H100 machines": whole machines of a card
+                    // rented by the machine (DOMAIN.md §6); "an 8x H100 node" is
+                    // one node of eight cards.
+                    * match self.machine_cards.get(id) {
+                        Some(&n)
+                            if machines(&window[f.start..f.end])
+                                || (!in_cards(&window[f.start..f.end])
+                                    && self.machine_after.is_match(&text[end..])) =>
+                        {
+                            f64::from(n)
+                        }
+                        _ => 1.0,
+                    },
+            ),
+            None => lex
+                .find(Slot::CardCountAfter, &text[end..])
+                .map(|f| f.value)
+                // "换成 H100 整机呢", "an H100 node": one whole machine.
+                .or_else(|| {
+                    self.machine_cards
+                        .get(id)
+                        .filter(|_| self.machine_after.is_match(&text[end..]))
+                        .map(|&n| f64::from(n))
+                })
+                // "单卡 3090", "A100 40G 单卡": one card.
+                .or_else(|| {
+                    lex.find(Slot::CardCountSingleBefore, window)
+                        .or_else(|| lex.find(Slot::CardCountSingleAfter, &text[end..]))
+                        .map(|f| f.value)
+                }),
+        }
+    }
+
     /// The card of `id`'s family whose memory is said right before its name ("80G 的
     /// A100", "80gb a100"), and where in `prefix` the size starts.
     fn size_before<'s>(&'s self, prefix: &str, id: &'s String) -> Option<(&'s String, usize)> {
@@ -269,63 +328,15 @@ impl Entities {
                 }
                 continue;
             }
-            {
-                let start = prefix.len().saturating_sub(24);
-                let start = (start..=prefix.len())
-                    .find(|i| prefix.is_char_boundary(*i))
-                    .unwrap_or(0);
-                let window = &prefix[start..];
-                let machines = |said: &str| lex.find(Slot::CardCountInMachines, said).is_some();
-                let in_cards = |said: &str| lex.find(Slot::CardCountInCards, said).is_some();
-                let count = match lex.find(Slot::CardCountBefore, window) {
-                    // "两台 8 卡 H100", "2 machines of 8x A100": machines of that many
-                    // cards each.
-                    Some(f) => Some(
-                        f.value
-                            * lex
-                                .find(Slot::CardCountBefore, &window[..f.start])
-                                .filter(|m| machines(&window[m.start..m.end]))
-                                .map_or(1.0, |m| m.value)
-                            // "两台 H100", "two H100 machines": whole machines of a card
-                            // rented by the machine (DOMAIN.md §6); "an 8x H100 node" is
-                            // one node of eight cards.
-                            * match self.machine_cards.get(id) {
-                                Some(&n)
-                                    if machines(&window[f.start..f.end])
-                                        || (!in_cards(&window[f.start..f.end])
-                                            && self.machine_after.is_match(&text[m.end()..])) =>
-                                {
-                                    f64::from(n)
-                                }
-                                _ => 1.0,
-                            },
-                    ),
-                    None => lex
-                        .find(Slot::CardCountAfter, &text[m.end()..])
-                        .map(|f| f.value)
-                        // "换成 H100 整机呢", "an H100 node": one whole machine.
-                        .or_else(|| {
-                            self.machine_cards
-                                .get(id)
-                                .filter(|_| self.machine_after.is_match(&text[m.end()..]))
-                                .map(|&n| f64::from(n))
-                        })
-                        // "单卡 3090", "A100 40G 单卡": one card.
-                        .or_else(|| {
-                            lex.find(Slot::CardCountSingleBefore, window)
-                                .or_else(|| lex.find(Slot::CardCountSingleAfter, &text[m.end()..]))
-                                .map(|f| f.value)
-                        }),
-                };
-                if let Some(c) = count.filter(|c| *c >= 1.0 && *c <= 64.0) {
-                    // The count of the first card is the customer's; every count is kept
-                    // with its card for a comparison.
-                    if a.gpus.is_empty() {
-                        a.gpu_count = Some(c as u32);
-                        facts.count_at_card = true;
-                    }
-                    a.counted.push((id.clone(), c as u32));
+            let count = self.count_of(lex, text, prefix, m.end(), id);
+            if let Some(c) = count.filter(|c| *c >= 1.0 && *c <= 64.0) {
+                // The count of the first card is the customer's; every count is kept
+                // with its card for a comparison.
+                if a.gpus.is_empty() {
+                    a.gpu_count = Some(c as u32);
+                    facts.count_at_card = true;
                 }
+                a.counted.push((id.clone(), c as u32));
             }
             // "on H100s", "多张 4090": the card in the plural.
             if lex.find(Slot::CardPluralAfter, &text[m.end()..]).is_some()
