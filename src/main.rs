@@ -95,6 +95,9 @@ enum ModelCommand {
         /// Where the config was read (URL and revision).
         #[arg(long)]
         source: Option<String>,
+        /// Month the weights were published, YYYY-MM (the model card's date).
+        #[arg(long)]
+        released: Option<String>,
     },
 }
 
@@ -121,6 +124,7 @@ fn main() -> ExitCode {
                 name,
                 aliases,
                 source,
+                released,
             },
     } = &cli.command
     {
@@ -129,6 +133,7 @@ fn main() -> ExitCode {
             name: name.clone(),
             aliases: aliases.clone(),
             source: source.clone(),
+            released: released.clone(),
         };
         return cli::model::import_config(config, &opts);
     }

@@ -204,6 +204,9 @@ pub struct Model {
     pub experts_per_token: u32,
     pub diffusion_activation_gb: f64,
     pub source: String,
+    /// Month the weights were first published, "YYYY-MM"; empty when not known.
+    #[serde(default)]
+    pub released: String,
     /// Layers whose attention sees at most `sliding_window` tokens (sliding-window or
     /// chunked-local attention: Gemma 2/3, gpt-oss, Llama 4); their KV is capped there.
     #[serde(default)]

@@ -305,6 +305,24 @@ fn block(
             num(s.max_context_tokens),
             t(lang, " token", " tokens"),
         ));
+        if let Some(v1) = s.v1_capacity_tokens {
+            b.push(format!(
+                "{}{}{}{}{}",
+                t(
+                    lang,
+                    "这是 vLLM 两代引擎都放得下的数：0.8 以前的 V0 引擎按整段 ",
+                    "that is what both vLLM engines hold: V0 (before 0.8) profiles a whole batch of "
+                ),
+                num(s.max_model_len as f64),
+                t(
+                    lang,
+                    " token 做显存分析；0.8 及以后的 V1 引擎可放 ",
+                    " tokens; V1 (0.8 and later) holds "
+                ),
+                num(v1),
+                t(lang, " token", " tokens"),
+            ));
+        }
     }
     b.push(format!(
         "{}{:.0}{}{}",

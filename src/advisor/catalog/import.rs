@@ -18,6 +18,8 @@ pub struct ImportOptions {
     pub name: Option<String>,
     pub aliases: Vec<String>,
     pub source: Option<String>,
+    /// Month the weights were published, "YYYY-MM".
+    pub released: Option<String>,
 }
 
 /// The entry and what the config did not say.
@@ -79,7 +81,11 @@ pub fn import(config: &str, opts: &ImportOptions) -> Result<Imported, String> {
         missing.push("source (pass --source with the config.json URL and revision)".into());
         String::new()
     });
-    let toml = render::render(&id, &name, &family, &aliases, &a, &source);
+    let released = opts.released.clone().unwrap_or_else(|| {
+        missing.push("released (pass --released with the model card's YYYY-MM)".into());
+        String::new()
+    });
+    let toml = render::render(&id, &name, &family, &aliases, &a, &source, &released);
     Ok(Imported {
         id,
         params_b: a.total,

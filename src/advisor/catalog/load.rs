@@ -275,6 +275,9 @@ impl Catalog {
                     p.push(problem("models.toml", k("kv_copies"), "must be >= 1"));
                 }
             }
+            if !m.released.is_empty() && !year_month(&m.released) {
+                p.push(problem("models.toml", k("released"), "must be YYYY-MM"));
+            }
             let mut own = HashSet::new();
             for a in m.aliases.iter().chain(std::iter::once(&m.id)) {
                 let n = normalize_alias(a);
@@ -342,4 +345,15 @@ impl Catalog {
             p.push(problem("billing.toml", "usd_cny", "must be > 0"));
         }
     }
+}
+
+/// "YYYY-MM" with a month 01–12.
+fn year_month(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 7
+        && b[4] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || c.is_ascii_digit())
+        && matches!(s[5..].parse::<u32>(), Ok(1..=12))
 }

@@ -111,3 +111,23 @@ fn a_synonym_must_be_one_gram_of_the_router() {
         ]
     );
 }
+
+#[test]
+fn a_release_month_is_checked() {
+    use super::CatalogSources;
+    use crate::advisor::catalog::Catalog;
+    use crate::advisor::fixtures::{BILLING, MODELS, TOPICS};
+    let models = MODELS
+        .replacen("released = \"2024-09\"", "released = \"2024-13\"", 1)
+        .replacen("released = \"2025-04\"", "released = \"April 2025\"", 1);
+    let problems = Catalog::build(&CatalogSources {
+        gpus: GPUS,
+        offers: OFFERS,
+        models: &models,
+        topics: TOPICS,
+        billing: BILLING,
+    })
+    .expect_err("a month 13 and a month in words are refused");
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(problems.iter().all(|p| p.message == "must be YYYY-MM"));
+}

@@ -119,6 +119,21 @@ fn vllm_profile_tokens(s: &ServingAsk, gpu: &Gpu, max_len: u32) -> u32 {
     }
 }
 
+/// The month vLLM made its V1 engine the default (v0.8.0, 2025-03-18, release notes:
+/// "V1 is now enabled by default"); a model published by then may run on either engine.
+pub const VLLM_V1_DEFAULT_MONTH: &str = "2025-03";
+/// The last release whose default engine is V0 (0.7.3), standing for V0 when no release
+/// is named.
+const VLLM_LAST_V0: f64 = 7.3;
+
+/// Whether the capacity must hold on V0 as well: vLLM with no release named, serving a
+/// model published before V1 became the default (or one the catalog does not date).
+fn either_vllm(engine: Engine, s: &ServingAsk, model: Option<&Model>) -> bool {
+    engine == Engine::Vllm
+        && s.vllm_release.is_none()
+        && model.is_none_or(|m| m.released.as_str() <= VLLM_V1_DEFAULT_MONTH)
+}
+
 /// Sequences an engine batches at most: vLLM `max_num_seqs` 256 (1024 on H100-class
 /// cards in V1: arg_utils.py), SGLang's `max_running_requests` likewise, TensorRT-LLM's
 /// `max_batch_size` 2048 (trtllm-bench), HF generate a batch of 64, llama.cpp one slot
@@ -171,6 +186,9 @@ pub struct Serving {
     pub peak_share: f64,
     /// The engine's context limit the capacity assumed.
     pub max_model_len: u32,
+    /// With no vLLM release named for a model older than the V1 engine's default, the
+    /// capacity is the one both engines give; this is V1's, when it is larger.
+    pub v1_capacity_tokens: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -333,12 +351,23 @@ pub fn serving(
     // Summed over the cards (CONTRACT.md §2.1): a replicated head or latent counts on each.
     let kv_total = kv_card * tp as f64;
     let request_len = (input + output) as f64;
+    // Without a release named, an older model's capacity is the one V0 and V1 both give:
+    // V0 profiles a whole max_model_len up to 32K, V1 one scheduler step.
+    let either = either_vllm(engine, s, model);
+    let v0 = ServingAsk {
+        vllm_release: Some(VLLM_LAST_V0),
+        ..s.clone()
+    };
+    let per_token = |mem: f64| if kv_card > 0.0 { mem / kv_card } else { 0.0 };
+    let v1_tokens = |len: u32| per_token(kv_memory_per_card(w, p, s, engine, gpu, tp, len));
     let tokens = |len: u32| {
-        let mem = kv_memory_per_card(w, p, s, engine, gpu, tp, len);
-        if kv_card > 0.0 {
-            mem / kv_card
+        let v1 = v1_tokens(len);
+        if either {
+            v1.min(per_token(kv_memory_per_card(
+                w, p, &v0, engine, gpu, tp, len,
+            )))
         } else {
-            0.0
+            v1
         }
     };
     let mut capacity = tokens(max_len);
@@ -442,6 +471,10 @@ pub fn serving(
     };
     let each = (concurrency / replicas as f64).min(batch_cap.max(1.0));
     let load = speed::at_load(&r, input, output, each);
+    let v1_capacity_tokens = either
+        .then(|| v1_tokens(max_len))
+        .filter(|v1| capacity > 0.0 && *v1 > capacity * 1.02)
+        .map(|v1| logged * v1 / capacity);
     Serving {
         engine,
         cards: tp,
@@ -465,6 +498,7 @@ pub fn serving(
         load_from: from,
         peak_share: s.peak_share_or_default(),
         max_model_len: max_len,
+        v1_capacity_tokens,
     }
 }
 

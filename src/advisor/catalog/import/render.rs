@@ -23,6 +23,7 @@ pub(super) fn render(
     aliases: &[String],
     a: &Arch,
     source: &str,
+    released: &str,
 ) -> String {
     let q = |s: &str| format!("{s:?}");
     let aliases = aliases.iter().map(|s| q(s)).collect::<Vec<_>>().join(", ");
@@ -82,5 +83,6 @@ pub(super) fn render(
         let _ = writeln!(s, "vision_params_b = {}", billions(a.vision));
     }
     let _ = writeln!(s, "source = {}", q(source));
+    let _ = writeln!(s, "released = {}", q(released));
     s
 }

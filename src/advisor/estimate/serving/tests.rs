@@ -115,8 +115,8 @@ fn vllm_v1_profiles_one_scheduler_step() {
     let r = on("qwen3-14b", None, s.clone(), "a100-40g", 1);
     near(r.kv_capacity_tokens, 42_656.0, 0.10);
     near(r.max_concurrency, 1.30, 0.10);
-    // The default is the current engine: naming a release from 0.8 on changes nothing,
-    // naming V0 profiles the whole 32K and leaves less.
+    // Qwen3 (2025-04) came after V1 became the default: naming a release from 0.8 on
+    // changes nothing, naming V0 profiles the whole 32K and leaves less.
     let named = ServingAsk {
         vllm_release: Some(10.0),
         ..s.clone()
@@ -420,4 +420,32 @@ fn llama_cpp_decode_stops_near_a_terabyte_per_second() {
     let on_a100 = on("llama-3-8b", Some(Precision::Fp16), s, "a100-80g", 1);
     near(on_4090.decode_tokens_per_s, 54.34, 0.15);
     near(on_a100.decode_tokens_per_s, 53.18, 0.15);
+}
+
+#[test]
+fn an_older_model_without_a_release_gets_what_both_engines_hold() {
+    // Llama-3.1-8B (2024-07) may run on either engine. With no release named, the
+    // capacity is V0's (vLLM issue 10517: 31,232 tokens at max_model_len 20000 on an RTX
+    // 3090), and V1's larger figure is given beside it.
+    let s = ServingAsk {
+        max_model_len: Some(20_000),
+        ..vllm()
+    };
+    let r = on("llama-3.1-8b", None, s.clone(), "rtx3090", 1);
+    near(r.kv_capacity_tokens, 31_232.0, 0.10);
+    let v1 = ServingAsk {
+        vllm_release: Some(10.0),
+        ..s
+    };
+    let newer = on("llama-3.1-8b", None, v1, "rtx3090", 1);
+    assert!(newer.v1_capacity_tokens.is_none());
+    assert_eq!(r.v1_capacity_tokens, Some(newer.kv_capacity_tokens));
+    // Above 32K, V0 profiles 512-token chunks and holds more than V1: nothing to add.
+    let long = ServingAsk {
+        max_model_len: Some(65_536),
+        ..vllm()
+    };
+    assert!(on("llama-3.1-8b", None, long, "rtx3090", 1)
+        .v1_capacity_tokens
+        .is_none());
 }
