@@ -114,6 +114,8 @@ names! {
         PeriodHour = "period.hour",
         TrainTokens = "train_tokens",
         TrainTokensBillion = "train_tokens.billion",
+        TrainSamples = "train_samples",
+        SampleTokens = "sample_tokens",
         CardCount = "card_count",
         CardCountPair = "card_count.pair",
         CardCountSingle = "card_count.single",

@@ -224,9 +224,21 @@ pub fn numbers(
             .filter(|f| f.value >= 1e6)
     });
     let tokens_at = tokens_found.map(|f| f.num);
+    // Samples and their length: their product, when the question gives no total.
+    let sample_tokens = lex.find_in(scan, Slot::SampleTokens, text, false);
+    let per_sample = || {
+        let samples = lex.find_in(scan, Slot::TrainSamples, text, false)?;
+        let each = sample_tokens?;
+        Some(samples.value * each.value)
+    };
     let tokens = tokens_b
         .map(|f| f.value * 1e9)
-        .or_else(|| tokens_found.map(|f| f.value));
+        .or_else(|| {
+            tokens_found
+                .filter(|f| sample_tokens.is_none_or(|s| s.num != f.num))
+                .map(|f| f.value)
+        })
+        .or_else(per_sample);
     a.train_tokens = bounded(tokens, "tokens", 1e16, &mut invalid);
     // The spans of the whole matches keep money out of the words of these slots; the
     // numbers alone are what the slots claim.
@@ -237,6 +249,14 @@ pub fn numbers(
     claimed.extend(context.map(|f| f.num));
     claimed.extend(concurrency_at);
     claimed.extend(tokens_at);
+    if a.train_tokens.is_some() {
+        for slot in [Slot::TrainSamples, Slot::SampleTokens] {
+            if let Some(f) = lex.find_in(scan, slot, text, false) {
+                taken.push((f.start, f.end));
+                claimed.push(f.num);
+            }
+        }
+    }
     if a.micro_batch.is_some() {
         claimed.extend(
             lex.find_in(scan, Slot::MicroBatch, text, false)

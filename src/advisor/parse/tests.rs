@@ -565,6 +565,17 @@ fn tasks_said_around_their_negations_and_data_sizes() {
         "数据量大概 20 亿 token，要跑多久",
         r#"lang=zh tokens=2000000000"#,
     );
+    // Data counted in samples and their length: the product, and neither number is a
+    // context or a concurrency.
+    check(
+        "SFT 数据 50 万条，平均每条 1k token，想微调 Llama-3.1-8B",
+        "lang=zh model=llama-3.1-8b task=lora tokens=500000000",
+    );
+    check(
+        "200k samples of ~2k tokens each, full fine-tune Qwen2.5-7B",
+        "lang=en model=qwen2.5-7b task=full tokens=400000000",
+    );
+    check("20 万条问答，要多少卡", "lang=zh task=inference");
     check(
         "sglang 部署 Qwen2.5-32B，输出一般比较长，1000 token 上下",
         r#"lang=zh model=qwen2.5-32b task=inference output=1000 cues=compare topics=framework"#,
