@@ -249,12 +249,16 @@ pub fn numbers(
     claimed.extend(context.map(|f| f.num));
     claimed.extend(concurrency_at);
     claimed.extend(tokens_at);
-    if a.train_tokens.is_some() {
-        for slot in [Slot::TrainSamples, Slot::SampleTokens] {
-            if let Some(f) = lex.find_in(scan, slot, text, false) {
-                taken.push((f.start, f.end));
-                claimed.push(f.num);
-            }
+    // A count of samples is never money or a load; their length is the data's when used.
+    let data_slots: &[Slot] = if a.train_tokens.is_some() {
+        &[Slot::TrainSamples, Slot::SampleTokens]
+    } else {
+        &[Slot::TrainSamples]
+    };
+    for &slot in data_slots {
+        if let Some(f) = lex.find_in(scan, slot, text, false) {
+            taken.push((f.start, f.end));
+            claimed.push(f.num);
         }
     }
     if a.micro_batch.is_some() {
