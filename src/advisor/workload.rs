@@ -260,9 +260,7 @@ impl Asked {
         if !self.gpus.is_empty() {
             m.gpus = self.gpus.clone();
             m.counted = self.counted.clone();
-            if self.gpu_count.is_none() {
-                m.gpu_count = None;
-            }
+            // "8 张 H100 …" then "那换成 H20 呢": the card changes, the count stays.
         }
         m.image |= self.image;
         m.cards_plural = if self.gpus.is_empty() {

@@ -102,6 +102,7 @@ names! {
         MonthsPriceAfter = "months.price_after",
         Weeks = "weeks",
         Days = "days",
+        ConcurrencyPeak = "concurrency.peak",
         BudgetTotal = "budget.total",
         MonthsQuarter = "months.quarter",
         Years = "years",

@@ -182,9 +182,10 @@ pub fn numbers(
     let context = context.or(sized);
     // A number typed as another load ("3 requests per second" is QPS, "日活 3000 人" daily
     // users) is not a concurrency.
-    let concurrency = lex
-        .all_in(scan, Slot::Concurrency, &conc_text, false)
+    let peak = lex.all_in(scan, Slot::ConcurrencyPeak, &conc_text, false);
+    let concurrency = peak
         .into_iter()
+        .chain(lex.all_in(scan, Slot::Concurrency, &conc_text, false))
         // "10k requests per day" is a load over time, not requests at once.
         .filter(|f| !rate_follows(lex, &conc_text, f))
         .find(|f| {
