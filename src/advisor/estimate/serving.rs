@@ -211,8 +211,11 @@ pub fn engine_of(s: &ServingAsk) -> Engine {
 /// The request the figures assume: the question's input and output, else 512 output
 /// tokens and the rest of the context as input (DOMAIN.md §8).
 pub fn request(w: &Workload, s: &ServingAsk) -> (u32, u32) {
-    // A context that is only the engine's limit (`--max-model-len`) is not a request.
-    let ctx = if s.max_model_len == Some(w.context) && s.input_tokens.is_none() {
+    // A context that is only the engine's limit (`--max-model-len`) is not a request,
+    // except when the question asks the most requests at once: vLLM's own figure
+    // ("Maximum concurrency for N tokens per request") counts requests of that limit.
+    let limit_only = s.max_model_len == Some(w.context) && s.input_tokens.is_none();
+    let ctx = if limit_only && !s.asks_max_concurrency {
         DEFAULT_INFERENCE_CONTEXT.min(w.context)
     } else {
         w.context

@@ -449,3 +449,32 @@ fn an_older_model_without_a_release_gets_what_both_engines_hold() {
         .v1_capacity_tokens
         .is_none());
 }
+
+#[test]
+fn the_most_requests_at_once_counts_requests_of_the_limit() {
+    // vLLM prints "Maximum concurrency for 16384 tokens per request": asked for the most
+    // requests at once under --max-model-len 16384, a request is that long; asked for
+    // anything else, the limit is no request size.
+    let cat = &advisor().catalog;
+    let s = ServingAsk {
+        max_model_len: Some(16_384),
+        asks_max_concurrency: true,
+        ..vllm()
+    };
+    let asked = Asked {
+        model: Some("qwen2.5-14b".into()),
+        context: Some(16_384),
+        serving: s.clone(),
+        ..Asked::default()
+    };
+    let w = Workload::resolve(&asked, cat).expect("workload");
+    let (i, o) = request(&w, &s);
+    assert_eq!(i + o, 16_384);
+    let speed = ServingAsk {
+        asks_max_concurrency: false,
+        asks_speed: true,
+        ..s
+    };
+    let (i, o) = request(&w, &speed);
+    assert!(i + o < 16_384);
+}
