@@ -208,7 +208,7 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
 /// the price. Anything else is a recommendation (within the budget, on the card, when given).
 fn workload_intent(p: &Parsed, a: &Asked) -> Intent {
     // "只考虑 A100 的机器，几张够？" asks how many of that card: a recommendation on it.
-    if p.cue(Cue::CountAsk) && a.gpu_count.is_none() {
+    if p.cue(Cue::CountAsk) && a.gpu_count.is_none() || p.cue(Cue::CountAskMachines) {
         return Intent::Recommend;
     }
     // "之前有人说单张 4090 就够了……请给出推荐配置": a configuration asked for outright.

@@ -36,6 +36,7 @@ names! {
         Budget = "budget",
         Recommend = "recommend",
         CountAsk = "count.ask",
+        CountAskMachines = "count.ask.machines",
         UsageQuestion = "usage_question",
         RecommendAsk = "recommend.ask",
         BillingMode = "billing_mode",

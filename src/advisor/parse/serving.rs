@@ -174,9 +174,12 @@ pub fn serving(
         s.input_tokens = Some(r - out);
         s.output_tokens = Some(out);
     }
-    if let (Some(i), Some(o)) = (s.input_tokens, s.output_tokens) {
-        if a.context.is_none_or(|c| c < i + o) {
-            a.context = Some(i + o);
+    // The context holds the prompt and the reply, when both are said; a prompt alone
+    // ("prompts around 2k tokens") is the context the customer names.
+    if let Some(i) = s.input_tokens {
+        let len = i + s.output_tokens.unwrap_or(0);
+        if a.context.is_none_or(|c| c < len) {
+            a.context = Some(len);
         }
     }
     // The engine starts only if one sequence of its context limit fits ("max seq len
