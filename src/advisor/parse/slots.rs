@@ -226,12 +226,9 @@ pub fn numbers(
     });
     let tokens_at = tokens_found.map(|f| f.num);
     // Samples and their length: their product, when the question gives no total.
+    let samples = lex.find_in(scan, Slot::TrainSamples, text, false);
     let sample_tokens = lex.find_in(scan, Slot::SampleTokens, text, false);
-    let per_sample = || {
-        let samples = lex.find_in(scan, Slot::TrainSamples, text, false)?;
-        let each = sample_tokens?;
-        Some(samples.value * each.value)
-    };
+    let per_sample = || Some(samples?.value * sample_tokens?.value);
     let tokens = tokens_b
         .map(|f| f.value * 1e9)
         .or_else(|| {
@@ -251,16 +248,10 @@ pub fn numbers(
     claimed.extend(concurrency_at);
     claimed.extend(tokens_at);
     // A count of samples is never money or a load; their length is the data's when used.
-    let data_slots: &[Slot] = if a.train_tokens.is_some() {
-        &[Slot::TrainSamples, Slot::SampleTokens]
-    } else {
-        &[Slot::TrainSamples]
-    };
-    for &slot in data_slots {
-        if let Some(f) = lex.find_in(scan, slot, text, false) {
-            taken.push((f.start, f.end));
-            claimed.push(f.num);
-        }
+    let length = sample_tokens.filter(|_| a.train_tokens.is_some());
+    for f in samples.iter().chain(length.iter()) {
+        taken.push((f.start, f.end));
+        claimed.push(f.num);
     }
     if a.micro_batch.is_some() {
         claimed.extend(
