@@ -5,7 +5,7 @@
 /// The regular-expression fragment that the slot patterns in `intents/` call `{NUM}`:
 /// an Arabic number (optionally with thousands separators, a decimal part and a unit
 /// suffix) or a run of Chinese numeral characters.
-pub const NUM_PATTERN: &str = r"(?:(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:[kKwWmMtT]|个[wW]|\s*(?:万|千|百|亿)|\s*thousand(?-u:\b))?|[零〇一二两三四五六七八九十百千][零〇一二两三四五六七八九十百千万亿]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
+pub const NUM_PATTERN: &str = r"(?:(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:[kKwWmMtT]|个[wW]|\s*(?:万|千|百|亿)|\s*thousand(?-u:\b))?|[零〇一二两三四五六七八九十百千][零〇一二两三四五六七八九十百千万亿]*(?:[kK](?-u:\b))?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
 
 /// English number words people use for counts ("two 3090s", "eight cards").
 const WORDS: &[(&str, f64)] = &[
@@ -113,6 +113,11 @@ pub fn parse_number(s: &str, k_binary: bool) -> Option<f64> {
     }
     let first = s.chars().next()?;
     if !first.is_ascii_digit() {
+        // "三十二K", "八k": a Chinese number with the k of a token count.
+        if let Some(head) = s.strip_suffix(['k', 'K']) {
+            let k = if k_binary { 1024.0 } else { 1_000.0 };
+            return parse_chinese(head).map(|v| v * k);
+        }
         return parse_chinese(s);
     }
     let end = s
@@ -216,6 +221,9 @@ mod tests {
         check("50 亿", false, 5e9);
         check("1T", false, 1e12);
         check("2800", false, 2800.0);
+        check("三十二K", true, 32768.0);
+        check("八k", true, 8192.0);
+        check("五k", false, 5000.0);
         check("1.5", false, 1.5);
     }
 
@@ -241,7 +249,16 @@ mod tests {
     #[test]
     fn pattern_matches_what_parse_reads() {
         let re = regex::Regex::new(&format!("^{NUM_PATTERN}$")).unwrap();
-        for s in ["三千五", "1.5万", "3k", "3,000", "七百亿", "1000 亿", "8k"] {
+        for s in [
+            "三千五",
+            "1.5万",
+            "3k",
+            "3,000",
+            "七百亿",
+            "1000 亿",
+            "8k",
+            "三十二k",
+        ] {
             assert!(re.is_match(s), "{s}");
         }
         // A comma between two numbers is not a thousands separator.

@@ -21,7 +21,7 @@ mod slots;
 mod topics;
 mod unknown;
 
-use super::catalog::Catalog;
+use super::catalog::{Catalog, ANNUAL_MONTHS};
 use super::lexicon::{Cue, Lexicon, Slot};
 use super::workload::{Asked, Task};
 use entities::{CardFacts, Entities};
@@ -294,6 +294,10 @@ impl Parser {
         slots::request_tokens(lex, &scan, &num_text, &claimed, a);
         slots::by_kind(&quantities, &claimed, a);
         a.annual = p.cues.contains(&Cue::Annual);
+        // "年付", "包年", "annual": a rental of a year when no other length is said.
+        if a.annual && a.months.is_none() {
+            a.months = Some(ANNUAL_MONTHS);
+        }
         // "不要国产卡，要 CUDA 生态" declines domestic cards: a wish only when not negated.
         let domestic_declined = p.cues.contains(&Cue::Domestic)
             && lex.has_in(&scan, Slot::NegationWord)

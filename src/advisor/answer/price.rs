@@ -219,7 +219,12 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
     };
     ans.rendered
         .text(format!("{}{}", t(lang, "已含：", "Included: "), included));
-    if months.is_some_and(|m| m >= ANNUAL_MONTHS) || a.annual {
+    // A yearly period, or a question the router sends to billing ("有没有折扣", "hourly
+    // for a week"): the billing options beside the prices.
+    if months.is_some_and(|m| m >= ANNUAL_MONTHS)
+        || a.annual
+        || ctx.parsed.topics.iter().any(|t| t == "billing")
+    {
         add_topic(ctx, ans, "billing");
     }
 }

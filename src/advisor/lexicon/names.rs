@@ -38,6 +38,7 @@ names! {
         CountAsk = "count.ask",
         CountAskMachines = "count.ask.machines",
         UsageQuestion = "usage_question",
+        Overkill = "overkill",
         RecommendAsk = "recommend.ask",
         BillingMode = "billing_mode",
         Replace = "replace",

@@ -256,6 +256,35 @@ fn machines_and_durations() {
         "rent it for a quarter, Qwen2.5-7B inference",
         "lang=en model=qwen2.5-7b task=inference months=3",
     );
+    // Durations and amounts said the Chinese way.
+    check(
+        "一年半的合同，4 张 A100 包年怎么算",
+        "lang=zh gpus=a100-40g count=4 months=18 cues=price,annual topics=billing",
+    );
+    check(
+        "3090 年付的话每个月多少？一年一共要付多少",
+        "lang=zh gpus=rtx3090 months=12 cues=price,annual topics=billing",
+    );
+    check(
+        "3090 年付多少",
+        "lang=zh gpus=rtx3090 months=12 cues=price,annual topics=billing",
+    );
+    check(
+        "万把块钱一个月，做 14B 的 LoRA 微调",
+        "lang=zh size=14 task=lora budget=10000",
+    );
+    check(
+        "上下文要三十二K，Qwen2.5-14B，十个人同时问",
+        "lang=zh model=qwen2.5-14b context=32768 concurrency=10",
+    );
+    check(
+        "4090 跑 Qwen2.5-14B（没量化，bf16）",
+        "lang=zh gpus=rtx4090 model=qwen2.5-14b task=inference precision=bf16",
+    );
+    check(
+        "Qwen2.5-7B 有没有量化版",
+        "lang=zh model=qwen2.5-7b precision=int4",
+    );
 }
 
 /// The engine of a question, as the parser reads it.

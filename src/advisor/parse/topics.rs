@@ -94,7 +94,12 @@ pub fn workload_is_background(p: &Parsed, card_word: bool) -> bool {
         && !other(&[Cue::Feasibility, Cue::Compare, Cue::Budget]);
     // "这种用法有没有问题", "要不要降配": about the rental itself, whatever else it names.
     let usage = p.cue(Cue::UsageQuestion) && !p.cue(Cue::CountAsk);
-    (diagnostic || usage || (disk && a.gpus.is_empty())) && a.budget_cny.is_none()
+    // "H100 跑 7B 是不是浪费": the card's fit to the job, unless a load is given to size
+    // ("200 concurrent users … is H100 overkill?") or the question also asks "能跑吗".
+    let load =
+        a.concurrency.is_some() || a.serving.daily_users.is_some() || a.serving.qps.is_some();
+    let overkill = p.cue(Cue::Overkill) && !p.cue(Cue::Feasibility) && !load;
+    (diagnostic || usage || overkill || (disk && a.gpus.is_empty())) && a.budget_cny.is_none()
 }
 
 /// The catalog's topic triggers and examples, compiled.
