@@ -54,10 +54,21 @@ const GENERIC_EXPERTS: f64 = 128.0;
 const GENERIC_EXPERTS_PER_TOKEN: f64 = 8.0;
 /// The bandwidth llama.cpp's decode kernels reach at most on one card, GB/s (above).
 const GGUF_BW_CAP_GBS: f64 = 1000.0;
-/// HF transformers' Python cost per decoder layer and step: 0.88 ms on the Qwen2.5 A100
-/// table, 0.61 on the Qwen3 H20 table, 0.77 on the first Qwen's, each constant across
-/// model sizes (fitted: 0.74, their geometric mean).
-pub const HF_LAYER_S: f64 = 0.74e-3;
+/// HF transformers' Python cost per decoder layer and step, each constant across model
+/// sizes: 0.88 ms on the Qwen2.5 A100 table and 0.77 on the first Qwen's (A100 too), 0.61
+/// on the Qwen3 H20 table. The cost is the host's (the Python loop and kernel launches),
+/// and machines are built around one GPU generation: before Ada/Hopper the geometric
+/// mean of the two A100 tables, 0.82 ms; from Ada/Hopper on the H20's, 0.61 ms.
+pub const HF_LAYER_S: f64 = 0.82e-3;
+pub const HF_LAYER_NEW_HOST_S: f64 = 0.61e-3;
+
+/// The per-layer Python cost of HF transformers on a machine built around `arch`.
+pub fn hf_layer_s(arch: &str) -> f64 {
+    match arch {
+        "Volta" | "Turing" | "Ampere" => HF_LAYER_S,
+        _ => HF_LAYER_NEW_HOST_S,
+    }
+}
 /// Without CUDA graphs (`--enforce-eager`) every layer's kernels are launched from the
 /// host: Qwen2.5-32B eager on A100 runs 2.5 ms per step slower than the graph-captured
 /// fit predicts, 40 µs per layer.
@@ -212,7 +223,7 @@ impl Replica<'_> {
             flops / (self.compute_cards() * self.prefill_rate() / PREFILL_MFU * DECODE_MFU);
         let mut t = memory.max(compute) + fixed + a.layers * per_layer + self.all_reduce_s(b);
         if self.engine == Engine::Transformers {
-            t = t.max(a.layers * HF_LAYER_S);
+            t = t.max(a.layers * hf_layer_s(&self.gpu.arch));
         }
         if self.eager && !self.sequential() {
             t += a.layers * EAGER_LAYER_S;
