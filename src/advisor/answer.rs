@@ -106,7 +106,9 @@ impl Advisor {
             // ever come out empty, the customer still gets the "what I can answer" reply.
             answer = compose(&ctx, Intent::Unknown);
         }
-        let keep = !matches!(intent, Intent::Unknown | Intent::Help);
+        // A load with no model is kept for the model named next.
+        let keep = !matches!(intent, Intent::Unknown | Intent::Help)
+            || (intent == Intent::Unknown && unknown::load_without_model(&asked));
         let next = State {
             turns: state.turns.saturating_add(1),
             last: if keep {
@@ -163,6 +165,9 @@ pub fn compose(ctx: &Context<'_>, intent: Intent) -> Answer {
         (Intent::Help, _) => help::help(ctx, &mut ans, false),
         (Intent::Unknown, None) if ctx.parsed.unknown_model.is_some() => {
             unknown::ask(ctx, &mut ans)
+        }
+        (Intent::Unknown, None) if unknown::load_without_model(a) => {
+            unknown::ask_model(ctx, &mut ans)
         }
         _ => help::help(ctx, &mut ans, true),
     }

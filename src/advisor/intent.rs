@@ -112,11 +112,15 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         {
             return (Intent::Recommend, a.over(&prev.asked), true);
         }
-        let faq_only = !p.topics.is_empty() && !p.modifiers;
+        // "加 1T 数据盘和 200M 带宽，一共多少" after a price: that offer with the add-ons.
+        let addons_priced = !p.addons.is_empty() && prev.intent == Intent::Price && !has_workload;
+        let faq_only = !p.topics.is_empty() && !p.modifiers && !addons_priced;
         // "H100 多少钱" after a workload is a new price question, not "that workload on H100".
         let standalone =
             !p.cue(Cue::Followup) && p.cue(Cue::Price) && !a.gpus.is_empty() && !has_workload;
-        let modifies = (p.modifiers && !has_workload) || (has_workload && p.cue(Cue::Followup));
+        let modifies = (p.modifiers && !has_workload)
+            || (has_workload && p.cue(Cue::Followup))
+            || addons_priced;
         let mut merged = a.over(&prev.asked);
         // An FAQ answer has nothing that "INT4 呢" could modify: the question stands alone.
         let nothing_to_modify = prev.intent == Intent::Faq && !merged.has_workload();

@@ -214,6 +214,25 @@ impl Asked {
         if m.serving.engine.is_none() {
             m.serving.engine = prev.serving.engine;
         }
+        // "客服机器人，日活 2 万" then "model is Qwen2.5-14B": a load said before any model
+        // is the load of the model named next.
+        if !prev.has_workload() {
+            let (s, p) = (&mut m.serving, &prev.serving);
+            if m.concurrency.is_none() && s.daily_users.is_none() && s.qps.is_none() {
+                m.concurrency = prev.concurrency;
+                s.daily_users = p.daily_users;
+                s.peak_share = s.peak_share.or(p.peak_share);
+                s.qps = p.qps;
+                s.request_s = s.request_s.or(p.request_s);
+            }
+            s.input_tokens = s.input_tokens.or(p.input_tokens);
+            s.output_tokens = s.output_tokens.or(p.output_tokens);
+            s.ttft_target_s = s.ttft_target_s.or(p.ttft_target_s);
+            s.speed_target = s.speed_target.or(p.speed_target);
+            if m.context.is_none() {
+                m.context = prev.context;
+            }
+        }
         m
     }
 

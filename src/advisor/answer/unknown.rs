@@ -7,7 +7,7 @@ use crate::advisor::catalog::{normalize_alias, Catalog};
 use crate::advisor::contract::Answer;
 use crate::advisor::parse::Lang;
 use crate::advisor::reply::params;
-use crate::advisor::workload::Workload;
+use crate::advisor::workload::{Asked, Workload};
 
 /// The name as the question wrote it, cut to a sane length for the reply.
 fn shown(name: &str) -> String {
@@ -77,6 +77,59 @@ pub fn ask(ctx: &Context<'_>, ans: &mut Answer) {
                     near.join(", ")
                 ));
             }
+        }
+    }
+}
+
+/// Whether a turn states a load (users at once, daily users, requests per second) but
+/// no model: the conversation keeps it for the model named next.
+pub fn load_without_model(a: &Asked) -> bool {
+    !a.has_workload()
+        && (a.concurrency.is_some() || a.serving.daily_users.is_some() || a.serving.qps.is_some())
+}
+
+/// A load and no model ("客服机器人，日活 2 万"): what was understood, and the model asked
+/// for, since memory and speed depend on it.
+pub fn ask_model(ctx: &Context<'_>, ans: &mut Answer) {
+    let a = ctx.asked;
+    let s = &a.serving;
+    let mut load: Vec<String> = Vec::new();
+    if let Some(d) = s.daily_users {
+        let share = s.peak_share_or_default();
+        load.push(match ctx.lang {
+            Lang::Zh => format!(
+                "日活 {d}，高峰按 {:.0}% 同时在线约 {:.0} 人",
+                share * 100.0,
+                d as f64 * share
+            ),
+            Lang::En => format!(
+                "{d} daily users, about {:.0} at once at a {:.0} % peak",
+                d as f64 * share,
+                share * 100.0
+            ),
+        });
+    }
+    if let Some(q) = s.qps {
+        load.push(match ctx.lang {
+            Lang::Zh => format!("高峰每秒 {q} 个请求"),
+            Lang::En => format!("{q} requests per second at the peak"),
+        });
+    }
+    if let Some(c) = a.concurrency {
+        load.push(match ctx.lang {
+            Lang::Zh => format!("{c} 路并发"),
+            Lang::En => format!("{c} requests at once"),
+        });
+    }
+    let r = &mut ans.rendered;
+    match ctx.lang {
+        Lang::Zh => {
+            r.text(format!("**理解的负载**：{}。", load.join("，")));
+            r.text("还差模型：要部署哪个模型（例如 Qwen2.5-14B、Llama-3.1-8B），上下文多长？显存和速度都取决于它，告诉我之后按这个负载给出卡、台数和价格。");
+        }
+        Lang::En => {
+            r.text(format!("**Load understood**: {}.", load.join("; ")));
+            r.text("Which model will serve it (e.g. Qwen2.5-14B, Llama-3.1-8B), and how long is the context? Memory and speed depend on it; with that I size the cards, replicas and price for this load.");
         }
     }
 }
