@@ -290,7 +290,22 @@ impl Entities {
             let prefix = sized.map_or(prefix, |(_, at)| &prefix[..at]);
             blanked.replace_range(m.range(), &" ".repeat(m.len()));
             // A card declined once stays declined ("别给我推 4090，我们之前用 4090 踩过坑").
-            if a.gpus.contains(id) || a.declined.contains(id) {
+            if a.declined.contains(id) {
+                continue;
+            }
+            // A card named again with the count it lacked ("the RTX 4090 can't do FP8 …
+            // would it fit on 4x 4090?"): that count is the card's.
+            if a.gpus.contains(id) {
+                if !a.counted.iter().any(|(g, _)| g == id) {
+                    let count = self.count_of(lex, text, prefix, m.end(), id);
+                    if let Some(c) = count.filter(|c| *c >= 1.0 && *c <= 64.0) {
+                        if a.gpus.first() == Some(id) {
+                            a.gpu_count = Some(c as u32);
+                            facts.count_at_card = true;
+                        }
+                        a.counted.push((id.clone(), c as u32));
+                    }
+                }
                 continue;
             }
             // "别给我推 4090 以外的卡", "nothing other than a 4090": the card is the one

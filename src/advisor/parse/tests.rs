@@ -256,6 +256,15 @@ fn machines_and_durations() {
         "rent it for a quarter, Qwen2.5-7B inference",
         "lang=en model=qwen2.5-7b task=inference months=3",
     );
+    check(
+        "70B INT8，上下文开到 8k、10 个并发一压就 OOM",
+        "lang=zh size=70 precision=int8 context=8192 concurrency=10 topics=concurrency",
+    );
+    check(
+        "70B INT8，10 个并发一压就 OOM",
+        "lang=zh size=70 precision=int8 concurrency=10 topics=concurrency",
+    );
+    check("the RTX 4090 can't do it. Would Llama-3.1-70B in FP8 fit on 4x 4090?", "lang=en gpus=rtx4090 count=4 model=llama-3.1-70b precision=fp8 cues=feasibility topics=fp8");
     // Durations and amounts said the Chinese way.
     check(
         "一年半的合同，4 张 A100 包年怎么算",
