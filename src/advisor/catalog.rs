@@ -207,6 +207,10 @@ pub struct Model {
     /// Month the weights were first published, "YYYY-MM"; empty when not known.
     #[serde(default)]
     pub released: String,
+    /// Short names said alone ("r1", "v3", "k2"), matched only as whole words: as aliases
+    /// with the separators removed they would be read inside "8k 2 张" or "yolov3".
+    #[serde(default)]
+    pub nicknames: Vec<String>,
     /// Layers whose attention sees at most `sliding_window` tokens (sliding-window or
     /// chunked-local attention: Gemma 2/3, gpt-oss, Llama 4); their KV is capped there.
     #[serde(default)]

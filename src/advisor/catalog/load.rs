@@ -192,6 +192,7 @@ impl Catalog {
         }
         let mut model_ids = HashSet::new();
         let mut model_aliases: HashMap<String, String> = HashMap::new();
+        let mut nicknames: HashMap<String, String> = HashMap::new();
         for m in &self.models {
             let k = |f: &str| format!("model[{}].{f}", m.id);
             if !model_ids.insert(m.id.clone()) {
@@ -277,6 +278,25 @@ impl Catalog {
             }
             if !m.released.is_empty() && !year_month(&m.released) {
                 p.push(problem("models.toml", k("released"), "must be YYYY-MM"));
+            }
+            for n in &m.nicknames {
+                if n.is_empty()
+                    || !n
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+                {
+                    p.push(problem(
+                        "models.toml",
+                        k("nicknames"),
+                        format!("{n:?} must be lowercase letters and digits"),
+                    ));
+                } else if let Some(prev) = nicknames.insert(n.clone(), m.id.clone()) {
+                    p.push(problem(
+                        "models.toml",
+                        k("nicknames"),
+                        format!("nickname {n:?} also names {prev}"),
+                    ));
+                }
             }
             let mut own = HashSet::new();
             for a in m.aliases.iter().chain(std::iter::once(&m.id)) {

@@ -131,3 +131,26 @@ fn a_release_month_is_checked() {
     assert_eq!(problems.len(), 2, "{problems:?}");
     assert!(problems.iter().all(|p| p.message == "must be YYYY-MM"));
 }
+
+#[test]
+fn a_nickname_is_one_lowercase_word_of_one_model() {
+    use super::CatalogSources;
+    use crate::advisor::catalog::Catalog;
+    use crate::advisor::fixtures::{BILLING, MODELS, TOPICS};
+    let models = MODELS
+        .replacen("nicknames = [\"v3\"]", "nicknames = [\"r1\"]", 1)
+        .replacen("nicknames = [\"k2\"]", "nicknames = [\"K 2\"]", 1);
+    let problems = Catalog::build(&CatalogSources {
+        gpus: GPUS,
+        offers: OFFERS,
+        models: &models,
+        topics: TOPICS,
+        billing: BILLING,
+    })
+    .expect_err("a nickname of two models and one with a space are refused");
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems.iter().all(|p| p.key.contains("nicknames")),
+        "{problems:?}"
+    );
+}

@@ -27,6 +27,8 @@ pub struct Models {
     re: Option<Regex>,
     by_alias: HashMap<String, String>,
     distilled: Vec<Distilled>,
+    /// Short names said alone, with their model (`nicknames` in models.toml).
+    nicknames: Vec<(String, String)>,
     size_re: Regex,
 }
 
@@ -35,7 +37,9 @@ impl Models {
         let mut by_alias = HashMap::default();
         let mut alts: Vec<String> = Vec::new();
         let mut distilled = Vec::new();
+        let mut nicknames = Vec::new();
         for m in &cat.models {
+            nicknames.extend(m.nicknames.iter().map(|n| (n.clone(), m.id.clone())));
             for a in m.aliases.iter().chain(std::iter::once(&m.id)) {
                 let n = normalize_alias(a);
                 if !n.is_empty() {
@@ -69,6 +73,7 @@ impl Models {
             re,
             by_alias,
             distilled,
+            nicknames,
             size_re: Regex::new(r"(?-u:\b)([0-9]+(?:\.[0-9]+)?)\s*b(?-u:\b)").expect("fixed"),
         }
     }
@@ -93,7 +98,16 @@ impl Models {
             }
         }
         let squeezed = normalize_alias(text);
-        let re = self.re.as_ref()?;
+        // "跑 r1 要几张卡": a nickname alone, as a whole word, when no alias is named.
+        let nickname = || {
+            self.nicknames
+                .iter()
+                .find(|(n, _)| contains_word(text, n))
+                .map(|(_, id)| id.clone())
+        };
+        let Some(re) = self.re.as_ref() else {
+            return nickname();
+        };
         // "qwen3" is not "qwen3.5": a name ending in a digit is not cut from a number,
         // unless a space follows it ("gpt-oss-20b 16G", "GLM-4.5 8张"); a name ending
         // in a size ("yi34b") may be followed by one ("yi34b 4bit").
@@ -104,7 +118,9 @@ impl Models {
                 && after.is_some_and(|c| c.is_ascii_digit())
                 && !spaced_after(text, m.as_str()))
         };
-        let mut m = re.find_iter(&squeezed).find(|m| whole(m))?;
+        let Some(mut m) = re.find_iter(&squeezed).find(|m| whole(m)) else {
+            return nickname();
+        };
         // A name that overlaps the one found and runs past it is the more specific mention:
         // "满血版 DeepSeek-V3" names V3, though "满血版deepseek" alone means R1.
         while let Some(next) = squeezed[m.start()..]
@@ -203,5 +219,19 @@ mod tests {
         check("Qwen2.5-32B-AWQ", "qwen2.5-32b");
         check("qwen 7b", "qwen-7b");
         check("蒸馏一个 7b 模型", "-");
+    }
+
+    #[test]
+    fn nicknames_only_as_whole_words() {
+        check("跑 r1 要几张卡", "deepseek-r1");
+        check("部署 v3 用什么配置", "deepseek-v3");
+        check("k2 推理要多少显存", "kimi-k2");
+        // Inside another word or number, they are not the model.
+        check("yolov3 训练用什么卡", "-");
+        check("上下文 8k 2 张 4090", "-");
+        check("r10 是什么", "-");
+        // An alias wins over a nickname in the same question.
+        check("r1 蒸馏版 qwen 7b", "deepseek-r1-distill-qwen-7b");
+        check("deepseek v3 和 r1 选哪个", "deepseek-v3");
     }
 }
