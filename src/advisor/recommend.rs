@@ -205,9 +205,19 @@ pub fn plan<'c>(cat: &'c Catalog, w: &Workload, limits: &Limits) -> Plan<'c> {
 
 /// The configuration a budget alone buys (DOMAIN.md §6): within budget, the largest
 /// per-card memory, then the most such cards (up to 8).
-pub fn budget_pick(cat: &Catalog, budget: f64, domestic: bool) -> Option<(&Offer, &Gpu, u32)> {
+pub fn budget_pick<'c>(
+    cat: &'c Catalog,
+    budget: f64,
+    domestic: bool,
+    card: Option<&str>,
+) -> Option<(&'c Offer, &'c Gpu, u32)> {
     let mut best: Option<(&Offer, &Gpu, u32, f64, u32)> = None;
-    for o in cat.offers.iter().filter(|o| o.domestic == domestic) {
+    // A card named ("A100 能租几张"): its offers alone, the most cards within the budget.
+    let offers = cat
+        .offers
+        .iter()
+        .filter(|o| card.map_or(o.domestic == domestic, |c| o.gpu == c));
+    for o in offers {
         let Some(g) = cat.gpu(&o.gpu) else { continue };
         let mem = card_memory(o, g);
         for &u in &o.counts {

@@ -28,7 +28,14 @@ pub fn budget(ctx: &Context<'_>, ans: &mut Answer) {
         ));
         return;
     };
-    let pick = recommend::budget_pick(cat, b, ctx.asked.domestic);
+    // "一年最多 30 万，A100 能租几张": the named card's count within the budget, else the
+    // most memory the budget buys.
+    let named = ctx
+        .asked
+        .gpu
+        .as_deref()
+        .and_then(|g| recommend::budget_pick(cat, b, ctx.asked.domestic, Some(g)));
+    let pick = named.or_else(|| recommend::budget_pick(cat, b, ctx.asked.domestic, None));
     let r = &mut ans.rendered;
     match pick {
         Some((o, g, units)) => {
@@ -37,13 +44,13 @@ pub fn budget(ctx: &Context<'_>, ans: &mut Answer) {
             let monthly = o.price.scale(units as f64);
             r.text(match lang {
                 Lang::Zh => format!(
-                    "**预算 {}/月**：显存最大的配置是 {} × {}（每卡 {:.0} GB，共 {:.0} GB），{}/月{}。",
-                    money(b), units, o.name_zh, mem, mem * cards as f64, money_range(monthly),
+                    "**预算 {}/月**：{} {} × {}（每卡 {:.0} GB，共 {:.0} GB），{}/月{}。",
+                    money(b), if named.is_some() { "最多能租" } else { "显存最大的配置是" }, units, o.name_zh, mem, mem * cards as f64, money_range(monthly),
                     if o.annual_discount > 0.0 { format!("，年付 {}/月", money_range(monthly.scale(1.0 - o.annual_discount))) } else { String::new() }
                 ),
                 Lang::En => format!(
-                    "**Budget {}/month**: the most memory per card is {} × {} ({:.0} GB each, {:.0} GB in all) at {}/month{}.",
-                    money(b), units, o.name_en, mem, mem * cards as f64, money_range(monthly),
+                    "**Budget {}/month**: {} {} × {} ({:.0} GB each, {:.0} GB in all) at {}/month{}.",
+                    money(b), if named.is_some() { "it rents at most" } else { "the most memory per card is" }, units, o.name_en, mem, mem * cards as f64, money_range(monthly),
                     if o.annual_discount > 0.0 { format!(", {}/month paid annually", money_range(monthly.scale(1.0 - o.annual_discount))) } else { String::new() }
                 ),
             });

@@ -102,7 +102,7 @@ impl Models {
         let nickname = || {
             self.nicknames
                 .iter()
-                .find(|(n, _)| contains_word(text, n))
+                .find(|(n, _)| contains_version(text, n))
                 .map(|(_, id)| id.clone())
         };
         let Some(re) = self.re.as_ref() else {
@@ -168,6 +168,18 @@ fn contains_word(text: &str, word: &str) -> bool {
     })
 }
 
+/// `word` as a whole word and a whole version: "k2" in "kimi k2 推理", not in "k2.5".
+fn contains_version(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let mut after = text[i + word.len()..].chars();
+        let next = after.next();
+        before.is_none_or(|c| !c.is_ascii_alphanumeric())
+            && next.is_none_or(|c| !c.is_ascii_alphanumeric())
+            && !(next == Some('.') && after.next().is_some_and(|c| c.is_ascii_digit()))
+    })
+}
+
 /// Whether the first place `text` spells `alias` (ignoring case, spaces, `-`, `_`, `.`)
 /// is followed by whitespace before the next letter or digit.
 fn spaced_after(text: &str, alias: &str) -> bool {
@@ -230,6 +242,7 @@ mod tests {
         check("yolov3 训练用什么卡", "-");
         check("上下文 8k 2 张 4090", "-");
         check("r10 是什么", "-");
+        check("Kimi K2.5 推理要几张 H100", "-");
         // An alias wins over a nickname in the same question.
         check("r1 蒸馏版 qwen 7b", "deepseek-r1-distill-qwen-7b");
         check("deepseek v3 和 r1 选哪个", "deepseek-v3");
