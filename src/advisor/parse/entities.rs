@@ -257,8 +257,36 @@ impl Entities {
         // The end of the card named before: a negation before that one is not this one's
         // ("不要 H100 用 A100").
         let mut floor = 0;
+        // Whether the card named before was declined: "不考虑 H20 和 H100" declines both.
+        let mut last_declined = false;
         for m in self.gpu_re.find_iter(text) {
             let since = std::mem::replace(&mut floor, m.end());
+            let listed = last_declined
+                && text[since..m.start()]
+                    .trim()
+                    .trim_matches(|c: char| matches!(c, ',' | '，' | '、' | '/'))
+                    .trim()
+                    .chars()
+                    .count()
+                    <= 3
+                && matches!(
+                    text[since..m.start()]
+                        .trim()
+                        .trim_matches(|c: char| matches!(c, ',' | '，' | '、' | '/'))
+                        .trim(),
+                    "" | "和"
+                        | "与"
+                        | "跟"
+                        | "及"
+                        | "以及"
+                        | "或"
+                        | "或者"
+                        | "还有"
+                        | "and"
+                        | "or"
+                        | "nor"
+                );
+            last_declined = false;
             let before = text[..m.start()].chars().next_back();
             let after = text[m.end()..].chars().next();
             let prefix = &text[..m.start()];
@@ -334,10 +362,12 @@ impl Entities {
             let declined_after = lex.find(Slot::NegationAfter, after_clause).is_some();
             if !excepted
                 && (declined_after
+                    || listed
                     || lex.has_in(scan, Slot::NegationWord)
                         && negated_since(lex, text, since, m.start()))
             {
                 facts.declined = true;
+                last_declined = true;
                 if !a.declined.contains(id) {
                     a.declined.push(id.clone());
                 }

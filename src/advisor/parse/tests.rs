@@ -265,6 +265,18 @@ fn machines_and_durations() {
         "lang=zh size=70 precision=int8 concurrency=10 topics=concurrency",
     );
     check("the RTX 4090 can't do it. Would Llama-3.1-70B in FP8 fit on 4x 4090?", "lang=en gpus=rtx4090 count=4 model=llama-3.1-70b precision=fp8 cues=feasibility topics=fp8");
+    check(
+        "不考虑 H20 和 H100。预算 3 万以内，部署 Qwen2.5-72B",
+        "lang=zh model=qwen2.5-72b task=inference budget=30000 cues=budget",
+    );
+    check(
+        "Do NOT suggest H100. We need to serve DeepSeek-R1 671B.",
+        "lang=en model=deepseek-r1 task=inference cues=recommend",
+    );
+    check(
+        "No hourly H100 and no slices - monthly cards only. Llama-3.1-8B LoRA",
+        "lang=en model=llama-3.1-8b task=lora cues=price,hourly,slice topics=billing,slices",
+    );
     // Durations and amounts said the Chinese way.
     check(
         "一年半的合同，4 张 A100 包年怎么算",
