@@ -112,42 +112,41 @@ fn a_synonym_must_be_one_gram_of_the_router() {
     );
 }
 
-#[test]
-fn a_release_month_is_checked() {
+/// The problems of the catalog with `models` in place of models.toml.
+fn model_problems(models: &str) -> Vec<super::Problem> {
     use super::CatalogSources;
     use crate::advisor::catalog::Catalog;
-    use crate::advisor::fixtures::{BILLING, MODELS, TOPICS};
-    let models = MODELS
-        .replacen("released = \"2024-09\"", "released = \"2024-13\"", 1)
-        .replacen("released = \"2025-04\"", "released = \"April 2025\"", 1);
-    let problems = Catalog::build(&CatalogSources {
+    use crate::advisor::fixtures::{BILLING, TOPICS};
+    Catalog::build(&CatalogSources {
         gpus: GPUS,
         offers: OFFERS,
-        models: &models,
+        models,
         topics: TOPICS,
         billing: BILLING,
     })
-    .expect_err("a month 13 and a month in words are refused");
+    .expect_err("the changed models are refused")
+}
+
+#[test]
+fn a_release_month_is_checked() {
+    use crate::advisor::fixtures::MODELS;
+    // A month 13 and a month in words are refused.
+    let models = MODELS
+        .replacen("released = \"2024-09\"", "released = \"2024-13\"", 1)
+        .replacen("released = \"2025-04\"", "released = \"April 2025\"", 1);
+    let problems = model_problems(&models);
     assert_eq!(problems.len(), 2, "{problems:?}");
     assert!(problems.iter().all(|p| p.message == "must be YYYY-MM"));
 }
 
 #[test]
 fn a_nickname_is_one_lowercase_word_of_one_model() {
-    use super::CatalogSources;
-    use crate::advisor::catalog::Catalog;
-    use crate::advisor::fixtures::{BILLING, MODELS, TOPICS};
+    use crate::advisor::fixtures::MODELS;
+    // A nickname of two models and one with a space are refused.
     let models = MODELS
         .replacen("nicknames = [\"v3\"]", "nicknames = [\"r1\"]", 1)
         .replacen("nicknames = [\"k2\"]", "nicknames = [\"K 2\"]", 1);
-    let problems = Catalog::build(&CatalogSources {
-        gpus: GPUS,
-        offers: OFFERS,
-        models: &models,
-        topics: TOPICS,
-        billing: BILLING,
-    })
-    .expect_err("a nickname of two models and one with a space are refused");
+    let problems = model_problems(&models);
     assert_eq!(problems.len(), 2, "{problems:?}");
     assert!(
         problems.iter().all(|p| p.key.contains("nicknames")),

@@ -261,19 +261,13 @@ impl Entities {
         let mut last_declined = false;
         for m in self.gpu_re.find_iter(text) {
             let since = std::mem::replace(&mut floor, m.end());
+            let gap = text[since..m.start()]
+                .trim()
+                .trim_matches(|c: char| matches!(c, ',' | '，' | '、' | '/'))
+                .trim();
             let listed = last_declined
-                && text[since..m.start()]
-                    .trim()
-                    .trim_matches(|c: char| matches!(c, ',' | '，' | '、' | '/'))
-                    .trim()
-                    .chars()
-                    .count()
-                    <= 3
                 && matches!(
-                    text[since..m.start()]
-                        .trim()
-                        .trim_matches(|c: char| matches!(c, ',' | '，' | '、' | '/'))
-                        .trim(),
+                    gap,
                     "" | "和"
                         | "与"
                         | "跟"
