@@ -418,6 +418,7 @@ impl Asked {
                     .daily_users
                     .map(|d| (f64::from(d) * k).round().clamp(1.0, 1e9) as u32);
                 m.serving.qps = m.serving.qps.map(|q| q * k);
+                m.serving.daily_requests = m.serving.daily_requests.map(|n| n * k);
             }
         }
         m.recipe = self.recipe.over(&prev.recipe);

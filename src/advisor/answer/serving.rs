@@ -406,11 +406,32 @@ fn assumptions(s: &Serving, lang: Lang) -> String {
                 t(lang, "% 同时在线折算并发", " % at once at the peak"),
             );
         }
-        LoadFrom::Qps => out.push_str(t(
-            lang,
-            "；QPS 按 Little 定律（QPS × 每个请求在目标速度下的时长）折算并发",
-            "; QPS turned into concurrency by Little's law (QPS × a request's time at the targets)",
-        )),
+        LoadFrom::Qps => {
+            if let (Some(n), Some(q)) = (s.daily_requests, s.qps) {
+                let _ = match (lang, s.active_hours) {
+                    (Lang::Zh, Some(h)) => {
+                        write!(out, "；每天 {n:.0} 次请求按均匀落在 {h:.0} 小时里算，高峰约 {q:.2} QPS")
+                    }
+                    (Lang::Zh, None) => write!(
+                        out,
+                        "；每天 {n:.0} 次请求按二八原则（八成请求落在两成时间里）算，高峰约 {q:.2} QPS"
+                    ),
+                    (Lang::En, Some(h)) => write!(
+                        out,
+                        "; {n:.0} requests a day taken as spread evenly over {h:.0} hours, a peak of about {q:.2} QPS"
+                    ),
+                    (Lang::En, None) => write!(
+                        out,
+                        "; {n:.0} requests a day taken by the 80/20 rule (80 % of them in 20 % of the day), a peak of about {q:.2} QPS"
+                    ),
+                };
+            }
+            out.push_str(t(
+                lang,
+                "；QPS 按 Little 定律（QPS × 每个请求在目标速度下的时长）折算并发",
+                "; QPS turned into concurrency by Little's law (QPS × a request's time at the targets)",
+            ))
+        }
         LoadFrom::None => out.push_str(t(
             lang,
             "；没说负载，按目标内能承载的最大并发算",

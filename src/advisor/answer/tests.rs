@@ -170,6 +170,36 @@ fn fields(turns: &[&str], paths: &[&str]) -> String {
 }
 
 #[test]
+fn requests_a_day_are_a_load_by_littles_law() {
+    let f = |turns: &[&str], expected: &str| {
+        let got = fields(turns, &["workload.concurrency", "serving.replicas"]);
+        assert_eq!(got, expected, "{turns:?}");
+    };
+    // 20,000 a day over 8 hours is 0.69 QPS; a request of 300 output tokens at the
+    // targets (2 s to the first token, then 20 tokens/s) takes 17 s: 11.8 at once.
+    let day = "每天大概 2 万次调用，基本集中在白天 8 小时，平均每次输入 1500 token、输出 300，用 Qwen2.5-7B 需要几张卡？";
+    f(&[day], "workload.concurrency=12 serving.replicas=1");
+    // Five times the requests, then twice that, as follow-ups.
+    f(
+        &[day, "改成每天 10 万次呢"],
+        "workload.concurrency=60 serving.replicas=1",
+    );
+    f(
+        &[day, "改成每天 10 万次呢", "调用量翻倍呢"],
+        "workload.concurrency=119 serving.replicas=2",
+    );
+    // With no hours said, the 80/20 rule: the day's requests over 6 hours, and the reply
+    // says so.
+    let (a, _) = advisor().answer(
+        "50k requests a day on Qwen2.5-7B, 1500 tokens in and 300 out",
+        &State::default(),
+    );
+    assert_eq!(a.workload.as_ref().map(|w| w.concurrency), Some(40));
+    let reply = a.reply();
+    assert!(reply.contains("80/20 rule"), "{reply}");
+}
+
+#[test]
 fn follow_ups_change_one_slot_and_keep_the_rest() {
     let f = |turns: &[&str], paths: &[&str], expected: &str| {
         assert_eq!(fields(turns, paths), expected, "{turns:?}");

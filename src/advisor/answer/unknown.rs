@@ -109,7 +109,12 @@ pub fn ask_model(ctx: &Context<'_>, ans: &mut Answer) {
             ),
         });
     }
-    if let Some(q) = s.qps {
+    if let (Some(n), Some(q)) = (s.daily_requests, s.qps) {
+        load.push(match ctx.lang {
+            Lang::Zh => format!("每天 {n:.0} 次请求，高峰约每秒 {q:.2} 个"),
+            Lang::En => format!("{n:.0} requests a day, about {q:.2} per second at the peak"),
+        });
+    } else if let Some(q) = s.qps {
         load.push(match ctx.lang {
             Lang::Zh => format!("高峰每秒 {q} 个请求"),
             Lang::En => format!("{q} requests per second at the peak"),

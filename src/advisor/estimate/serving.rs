@@ -184,6 +184,11 @@ pub struct Serving {
     pub load_from: LoadFrom,
     /// The share of the daily users at once at the peak the load assumed.
     pub peak_share: f64,
+    /// The peak QPS the load assumed, and the day's requests and their hours it came
+    /// from when the question counted requests a day.
+    pub qps: Option<f64>,
+    pub daily_requests: Option<f64>,
+    pub active_hours: Option<f64>,
     /// The engine's context limit the capacity assumed.
     pub max_model_len: u32,
     /// With no vLLM release named for a model older than the V1 engine's default, the
@@ -500,6 +505,9 @@ pub fn serving(
         load_asked: asked.is_some(),
         load_from: from,
         peak_share: s.peak_share_or_default(),
+        qps: s.qps,
+        daily_requests: s.daily_requests,
+        active_hours: s.active_hours,
         max_model_len: max_len,
         v1_capacity_tokens,
     }

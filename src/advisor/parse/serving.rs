@@ -5,6 +5,7 @@
 
 use super::slots::{negated_since, rate_follows};
 use crate::advisor::lexicon::{Found, Lexicon, Scan, Slot};
+use crate::advisor::workload::serving::OFFICE_HOURS;
 use crate::advisor::workload::{Asked, Engine, Precision};
 
 /// Bits per weight of GGUF quants by the digit of their name, for the K-quant "M" mix
@@ -144,6 +145,18 @@ pub fn serving(
         .map(|f| f.value)
         .or_else(|| num(Slot::Qpm, false).map(|f| f.value / 60.0))
         .filter(|v| *v > 0.0 && *v <= 1e7);
+    s.daily_requests = num(Slot::DailyRequests, false)
+        .map(|f| f.value)
+        .filter(|v| *v >= 1.0 && *v <= 1e12);
+    if s.daily_requests.is_some() {
+        s.active_hours = num(Slot::ActiveHours, false)
+            .map(|f| f.value)
+            .filter(|h| *h >= 1.0 && *h <= 24.0)
+            .or_else(|| lex.has_in(scan, Slot::OfficeHours).then_some(OFFICE_HOURS));
+        if s.qps.is_none() {
+            s.qps = s.daily_peak_qps();
+        }
+    }
     s.request_s = num(Slot::RequestSeconds, false)
         .map(|f| f.value)
         .filter(|v| *v > 0.0 && *v <= 3600.0);

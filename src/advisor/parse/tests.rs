@@ -33,7 +33,18 @@ fn check(question: &str, expected: &str) {
     let s = &a.serving;
     put("output", s.output_tokens.map(|t| t.to_string()));
     put("daily", s.daily_users.map(|t| t.to_string()));
-    put("qps", s.qps.map(|t| t.to_string()));
+    put(
+        "qps",
+        s.qps.map(|t| {
+            if t.fract() == 0.0 {
+                t.to_string()
+            } else {
+                format!("{t:.3}")
+            }
+        }),
+    );
+    put("day_req", s.daily_requests.map(|t| t.to_string()));
+    put("hours", s.active_hours.map(|t| t.to_string()));
     put("ttft", s.ttft_target_s.map(|t| t.to_string()));
     put("speed", s.speed_target.map(|t| t.to_string()));
     put("invalid", p.invalid.as_ref().map(|i| format!("{i:?}")));
@@ -710,7 +721,17 @@ fn totals_over_weeks_machines_of_cards_requests_by_length_and_refusals_in_englis
     );
     check(
         "10k requests per day on Qwen2.5-7B",
-        r#"lang=en model=qwen2.5-7b"#,
+        r#"lang=en model=qwen2.5-7b qps=0.463 day_req=10000"#,
+    );
+    // A day's requests over the hours said, or office hours; a day's count is not a
+    // count of users, nor a request's length.
+    check(
+        "每天大概 2 万次调用，基本集中在白天 8 小时，平均每次输入 1500 token、输出 300，用 Qwen2.5-7B",
+        r#"lang=zh model=qwen2.5-7b context=1800 output=300 qps=0.694 day_req=20000 hours=8"#,
+    );
+    check(
+        "We get about 50k API calls per day, mostly office hours, Llama-3.1-8B",
+        r#"lang=en model=llama-3.1-8b qps=1.736 day_req=50000 hours=8"#,
     );
     check(
         "Can I serve Qwen3-14B to 30 个同事 on one A100 40G?",

@@ -11,6 +11,12 @@ pub const DEFAULT_OUTPUT_TOKENS: u32 = 512;
 pub const DEFAULT_TTFT_S: f64 = 2.0;
 pub const DEFAULT_SPEED: f64 = 20.0;
 pub const PEAK_SHARE_OF_DAILY: f64 = 0.05;
+/// A day's requests with no hours said peak by the 80/20 rule of capacity planning (80 %
+/// of the day's requests in 20 % of its hours): 0.8 / (0.2 × 24 h), a day's requests
+/// spread evenly over 6 hours.
+pub const DAILY_PEAK_HOURS: f64 = 6.0;
+/// "Office hours" with no number: an 8-hour workday.
+pub const OFFICE_HOURS: f64 = 8.0;
 
 /// The inference engine a configuration is served with (CONTRACT.md §2.1 `engine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,9 +80,15 @@ pub struct ServingAsk {
     /// (else DOMAIN.md §8's 5 %).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub peak_share: Option<f64>,
-    /// Requests per second at the peak.
+    /// Requests per second at the peak (said, or from the requests a day).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qps: Option<f64>,
+    /// Requests a day, when the load is counted so ("每天 2 万次调用").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub daily_requests: Option<f64>,
+    /// The hours of the day those requests fall in, when said ("集中在白天 8 小时").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active_hours: Option<f64>,
     /// How long one request takes end to end, seconds, when the question says
     /// ("each request takes ~6 s"): Little's law uses it instead of the targets' time.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -175,6 +187,13 @@ impl ServingAsk {
             .map(|d| d as f64 * self.peak_share_or_default())
     }
 
+    /// The peak QPS of a day's requests: evenly over the hours said, else by the 80/20
+    /// rule (`DAILY_PEAK_HOURS`).
+    pub fn daily_peak_qps(&self) -> Option<f64> {
+        let hours = self.active_hours.unwrap_or(DAILY_PEAK_HOURS);
+        self.daily_requests.map(|n| n / (hours * 3600.0))
+    }
+
     /// The share of the daily users at once at the peak: the question's, else DOMAIN.md
     /// §8's 5 %.
     pub fn peak_share_or_default(&self) -> f64 {
@@ -195,6 +214,8 @@ impl ServingAsk {
             daily_users,
             peak_share,
             qps,
+            daily_requests,
+            active_hours,
             request_s,
             ttft_target_s,
             speed_target,
@@ -207,6 +228,13 @@ impl ServingAsk {
         );
         m.eager |= self.eager;
         m.offline = self.offline;
+        // A QPS said now replaces a day's count; hours or a count said now give the peak again.
+        if self.qps.is_some() && self.daily_requests.is_none() {
+            m.daily_requests = None;
+            m.active_hours = None;
+        } else if self.daily_requests.is_some() || self.active_hours.is_some() {
+            m.qps = m.daily_peak_qps().or(m.qps);
+        }
         m.single = self.single;
         m.asks_max_concurrency = self.asks_max_concurrency;
         m.asks_max_context = self.asks_max_context;
