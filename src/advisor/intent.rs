@@ -105,12 +105,25 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     if let Some(prev) = prev {
         // "so which card should I rent?" after a workload: that workload's configuration,
         // whatever topic its words brush against.
-        if p.cue(Cue::RecommendAsk)
+        // "what would you rent instead" after a verdict: the same, without the cards it
+        // was about.
+        let replace = p.cue(Cue::Replace) || p.cue(Cue::Instead);
+        if (p.cue(Cue::RecommendAsk) || replace)
             && !has_workload
             && a.gpus.is_empty()
             && prev.asked.has_workload()
         {
-            return (Intent::Recommend, a.over(&prev.asked), true);
+            let mut merged = a.over(&prev.asked);
+            if replace {
+                for g in std::mem::take(&mut merged.gpus) {
+                    if !merged.declined.contains(&g) {
+                        merged.declined.push(g);
+                    }
+                }
+                merged.gpu = None;
+                merged.gpu_count = None;
+            }
+            return (Intent::Recommend, merged, true);
         }
         // "加 1T 数据盘和 200M 带宽，一共多少" after a price: that offer with the add-ons.
         let addons_priced = !p.addons.is_empty() && prev.intent == Intent::Price && !has_workload;

@@ -343,7 +343,12 @@ impl Parser {
         }
         p.background = topics::workload_is_background(&p, lex.has_in(&scan, Slot::CardWord));
         let open = topics::examples_apply(&p) || p.background;
-        let routed = self.triggers.route(&text, open);
+        let breaks: Vec<usize> = lex
+            .all_in(&scan, Slot::QuestionBreak, &text, false)
+            .iter()
+            .map(|f| f.start)
+            .collect();
+        let routed = self.triggers.route_questions(&text, &breaks, open);
         p.topics = routed.topics;
         p.near_topics = routed.near;
         p

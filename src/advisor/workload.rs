@@ -411,6 +411,17 @@ impl Asked {
             m.micro_batch = prev.micro_batch;
         }
         m.serving = self.serving.over(&prev.serving);
+        // One load replaces another however it is said: "要是按日活 2000 算呢" after "50 个人
+        // 同时在线" is the daily users' load, "并发 30 呢" after a QPS the concurrency.
+        let said_load = self.serving.daily_users.is_some() || self.serving.qps.is_some();
+        if said_load && self.concurrency.is_none() {
+            m.concurrency = None;
+        } else if self.concurrency.is_some() && !said_load {
+            m.serving.daily_users = None;
+            m.serving.qps = None;
+            m.serving.daily_requests = None;
+            m.serving.active_hours = None;
+        }
         if let Some(k) = load_scale {
             if self.serving.daily_users.is_none() && self.serving.qps.is_none() {
                 m.serving.daily_users = m

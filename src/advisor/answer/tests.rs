@@ -200,6 +200,45 @@ fn requests_a_day_are_a_load_by_littles_law() {
 }
 
 #[test]
+fn a_load_said_again_another_way_replaces_it_and_instead_leaves_the_card_out() {
+    // Daily users after a concurrency: 5 % of 2,000 at once (DOMAIN.md §8), not the 50.
+    assert_eq!(
+        fields(
+            &[
+                "客服场景用qwen2.5-7b，高峰大概50个人同时在线问，要几张卡",
+                "要是按日活2000算呢"
+            ],
+            &["intent", "workload.concurrency"],
+        ),
+        "intent=recommend workload.concurrency=100"
+    );
+    // And a concurrency after daily users is that concurrency.
+    assert_eq!(
+        fields(
+            &["Qwen2.5-7B 客服，日活 2000", "并发改成 30"],
+            &["workload.concurrency", "serving.concurrency"],
+        ),
+        "workload.concurrency=30 serving.concurrency=30.0"
+    );
+    // "what would you rent instead" after a verdict on a card: the workload without it.
+    assert_eq!(
+        fields(
+            &[
+                "Qwen2.5-32B in bf16 on one A100 40GB?",
+                "ok so what would you rent instead"
+            ],
+            &[
+                "intent",
+                "workload.params_b",
+                "constraints.gpu",
+                "recommendation.gpu"
+            ],
+        ),
+        "intent=recommend workload.params_b=32.76 constraints.gpu=- recommendation.gpu=v100s-32g"
+    );
+}
+
+#[test]
 fn follow_ups_change_one_slot_and_keep_the_rest() {
     let f = |turns: &[&str], paths: &[&str], expected: &str| {
         assert_eq!(fields(turns, paths), expected, "{turns:?}");

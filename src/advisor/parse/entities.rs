@@ -297,7 +297,22 @@ impl Entities {
                     .chars()
                     .next()
                     .is_none_or(|c| !c.is_ascii_alphanumeric());
-            let glued_after = after.is_some_and(|c| c.is_ascii_alphanumeric()) && !plural;
+            // A count glued after it ("3090x2", "a100*4") is still the card.
+            let times_after = {
+                let rest = &text[m.end()..];
+                let digits = rest
+                    .strip_prefix(['x', '*'])
+                    .map(|r| r.len() - r.trim_start_matches(|c: char| c.is_ascii_digit()).len());
+                digits.is_some_and(|d| {
+                    d > 0
+                        && rest[1 + d..]
+                            .chars()
+                            .next()
+                            .is_none_or(|c| !c.is_ascii_alphanumeric())
+                })
+            };
+            let glued_after =
+                after.is_some_and(|c| c.is_ascii_alphanumeric()) && !plural && !times_after;
             if glued_before || glued_after {
                 continue;
             }

@@ -904,3 +904,31 @@ fn a_mixture_of_experts_by_its_sizes() {
         "lang=zh gpus=a100-40g size=30 task=inference cues=feasibility",
     );
 }
+
+#[test]
+fn counts_glued_after_cards_totals_over_months_samples_with_qualifiers_and_several_questions() {
+    // A count glued after the card's name is the card's count.
+    check(
+        "3090x2 跑 llama3.3 70b q4 够不够啊",
+        r#"lang=zh gpus=rtx3090 count=2 model=llama-3.3-70b task=inference precision=int4 cues=feasibility"#,
+    );
+    // "三个月总共 9000": the money of three months.
+    check(
+        "跑个7b推理，三个月总共就9000块",
+        r#"lang=zh size=7 task=inference budget=3000 months=3"#,
+    );
+    // Samples named with what they are ("customer-support dialogues") still count.
+    check(
+        "LoRA Llama-3.1-8B on about 120k customer-support dialogues (roughly 900 tokens each)",
+        r#"lang=en model=llama-3.1-8b task=lora tokens=108000000"#,
+    );
+    // Two questions in one message: each one's topic.
+    check(
+        "月繳跟年繳差多少？簽年約要注意什麼",
+        r#"lang=zh cues=compare topics=pitfall-annual-contract,billing"#,
+    );
+    check(
+        "how often should I checkpoint, and what should I be watching on a rented box?",
+        r#"lang=en topics=migration,monitoring"#,
+    );
+}

@@ -42,6 +42,9 @@ pub const NEAR: f64 = 0.16;
 /// or Han characters are left ("NVLink 有必要吗" leaves one, 必): only then can a topic its
 /// examples cover well join the trigger's.
 const SECOND_SUBJECT_CHARS: usize = 8;
+/// A question of a message of several is routed alone when it has at least this many
+/// letters or Han characters ("hi!" and "谢谢。" are not questions).
+const MIN_QUESTION_CHARS: usize = 5;
 
 /// Whether the example questions may route a question: only one that states no workload
 /// (no model or size, no model the catalog does not know, and none of the numbers that
@@ -234,6 +237,42 @@ impl Triggers {
     /// "4090 能跑 70B 吗" is a feasibility question even if a pitfall's example is alike.
     pub fn route(&self, text: &str, examples: bool) -> Routed {
         self.route_skip(text, examples, None)
+    }
+
+    /// [`Self::route`] for a message of several questions, `breaks` where each ends: the
+    /// topics of the whole, then the first topic of each question alone, in their order
+    /// ("月缴跟年缴差多少？签年约要注意什么": billing, then the annual contract).
+    pub fn route_questions(&self, text: &str, breaks: &[usize], examples: bool) -> Routed {
+        let mut whole = self.route(text, examples);
+        let mut ends: Vec<usize> = breaks.to_vec();
+        ends.push(text.len());
+        ends.sort_unstable();
+        let mut parts = Vec::new();
+        let mut from = 0;
+        for end in ends {
+            if end < from || !text.is_char_boundary(end) {
+                continue;
+            }
+            let part = &text[from..end];
+            if part.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_QUESTION_CHARS {
+                parts.push(part);
+            }
+            from = end;
+        }
+        if parts.len() < 2 {
+            return whole;
+        }
+        for part in parts {
+            if let Some(t) = self.route(part, examples).topics.first() {
+                if !whole.topics.contains(t) {
+                    whole.topics.push(t.clone());
+                }
+            }
+        }
+        if !whole.topics.is_empty() {
+            whole.near.clear();
+        }
+        whole
     }
 
     fn route_skip(&self, text: &str, examples: bool, skip: Option<&Skip<'_>>) -> Routed {
