@@ -159,6 +159,7 @@ names! {
         Offline = "serving.offline",
         DailyUsers = "serving.daily_users",
         PeakShare = "serving.peak_share",
+        PeakFraction = "serving.peak_fraction",
         UserBase = "serving.user_base",
         Qps = "serving.qps",
         Qpm = "serving.qpm",

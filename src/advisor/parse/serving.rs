@@ -134,6 +134,7 @@ pub fn serving(
     // "2,000 employees … maybe 2% at peak": the share at the peak, of the people said.
     s.peak_share = num(Slot::PeakShare, false)
         .map(|f| f.value / 100.0)
+        .or_else(|| num(Slot::PeakFraction, false).map(|f| 1.0 / f.value))
         .filter(|v| *v > 0.0 && *v <= 1.0);
     if s.peak_share.is_some() && s.daily_users.is_none() {
         s.daily_users = num(Slot::UserBase, false)
