@@ -134,7 +134,12 @@ pub fn serving(
     // "2,000 employees … maybe 2% at peak": the share at the peak, of the people said.
     s.peak_share = num(Slot::PeakShare, false)
         .map(|f| f.value / 100.0)
-        .or_else(|| num(Slot::PeakFraction, false).map(|f| 1.0 / f.value))
+        .or_else(|| {
+            // "十分之一": the whole fraction is claimed, the one as well as the ten.
+            let f = lex.find_in(scan, Slot::PeakFraction, text, false)?;
+            taken.borrow_mut().push((f.start, f.end));
+            Some(1.0 / f.value)
+        })
         .filter(|v| *v > 0.0 && *v <= 1.0);
     if s.peak_share.is_some() && s.daily_users.is_none() {
         s.daily_users = num(Slot::UserBase, false)

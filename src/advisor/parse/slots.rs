@@ -188,6 +188,8 @@ pub fn numbers(
         .chain(lex.all_in(scan, Slot::Concurrency, &conc_text, false))
         // "10k requests per day" is a load over time, not requests at once.
         .filter(|f| !rate_follows(lex, &conc_text, f))
+        // "十分之一的人同时在问" is a share of the people, not one at once.
+        .filter(|f| !conc_text[..f.num.0].trim_end().ends_with("分之"))
         .find(|f| {
             !quantities.iter().any(|q| {
                 q.overlaps(f.num.0, f.num.1)

@@ -922,6 +922,16 @@ fn counts_glued_after_cards_totals_over_months_samples_with_qualifiers_and_sever
         "LoRA Llama-3.1-8B on about 120k customer-support dialogues (roughly 900 tokens each)",
         r#"lang=en model=llama-3.1-8b task=lora tokens=108000000"#,
     );
+    // The peak as a fraction of the people, daily active users, a context "只要" 4k.
+    check(
+        "做内部知识库问答，公司 300 人，高峰大概十分之一的人同时在问，模型用 Qwen2.5-14B-Instruct",
+        r#"lang=zh model=qwen2.5-14b task=inference daily=300"#,
+    );
+    check(
+        "每天大概 5000 活跃用户，用 Qwen3-30B-A3B 做聊天，上下文 8k",
+        r#"lang=zh model=qwen3-30b-a3b task=inference context=8192 daily=5000"#,
+    );
+    check("上下文只要 4k 就行", r#"lang=zh context=4096"#);
     // Two questions in one message: each one's topic.
     check(
         "月繳跟年繳差多少？簽年約要注意什麼",
