@@ -160,6 +160,7 @@ names! {
         DailyUsers = "serving.daily_users",
         PeakShare = "serving.peak_share",
         PeakFraction = "serving.peak_fraction",
+        PeakTenths = "serving.peak_tenths",
         UserBase = "serving.user_base",
         Qps = "serving.qps",
         Qpm = "serving.qpm",

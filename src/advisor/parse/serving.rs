@@ -140,6 +140,11 @@ pub fn serving(
             taken.borrow_mut().push((f.start, f.end));
             Some(1.0 / f.value)
         })
+        .or_else(|| {
+            let f = lex.find_in(scan, Slot::PeakTenths, text, false)?;
+            taken.borrow_mut().push((f.start, f.end));
+            Some(f.value / 10.0)
+        })
         .filter(|v| *v > 0.0 && *v <= 1.0);
     if s.peak_share.is_some() && s.daily_users.is_none() {
         s.daily_users = num(Slot::UserBase, false)

@@ -188,8 +188,12 @@ pub fn numbers(
         .chain(lex.all_in(scan, Slot::Concurrency, &conc_text, false))
         // "10k requests per day" is a load over time, not requests at once.
         .filter(|f| !rate_follows(lex, &conc_text, f))
-        // "十分之一的人同时在问" is a share of the people, not one at once.
-        .filter(|f| !conc_text[..f.num.0].trim_end().ends_with("分之"))
+        // "十分之一的人同时在问", "三成同时在线" are shares of the people, not one or three
+        // at once.
+        .filter(|f| {
+            !conc_text[..f.num.0].trim_end().ends_with("分之")
+                && !conc_text[f.num.1..].trim_start().starts_with('成')
+        })
         .find(|f| {
             !quantities.iter().any(|q| {
                 q.overlaps(f.num.0, f.num.1)

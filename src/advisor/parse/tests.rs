@@ -932,6 +932,18 @@ fn counts_glued_after_cards_totals_over_months_samples_with_qualifiers_and_sever
         r#"lang=zh model=qwen3-30b-a3b task=inference context=8192 daily=5000"#,
     );
     check("上下文只要 4k 就行", r#"lang=zh context=4096"#);
+    check(
+        "您好，敝司要部署 Gemma 3 27B 給內部 300 位同仁使用，尖峰大約三成同時在線，請推薦配置",
+        r#"lang=zh model=gemma-3-27b task=inference daily=300 cues=recommend,recommend.ask topics=concurrency"#,
+    );
+    check(
+        "想 deploy 一个 Baichuan2-13B-Chat 做 RAG，大概 5 个 concurrent，context 8k",
+        r#"lang=zh model=baichuan2-13b task=inference context=8192 concurrency=5 topics=concurrency"#,
+    );
+    check(
+        "How long would a LoRA on Qwen2.5-7B take with 200M training tokens?",
+        r#"lang=en model=qwen2.5-7b task=lora tokens=200000000 cues=feasibility"#,
+    );
     // Two questions in one message: each one's topic.
     check(
         "月繳跟年繳差多少？簽年約要注意什麼",
