@@ -42,6 +42,13 @@ pub fn serving(
         }
         f
     };
+    // A share said in words ("十分之一", "三成") claims its whole match: the one of
+    // "十分之一" and the three of "三成" are not counts of their own.
+    let whole = |slot: Slot| {
+        let f = lex.find_in(scan, slot, text, false)?;
+        taken.borrow_mut().push((f.start, f.end));
+        Some(f.value)
+    };
     // The engine named first wins ("NIM (TensorRT-LLM)", "transformers + AutoGPTQ"),
     // unless declined ("不用 vllm，就用 HF transformers").
     let negation = lex.has_in(scan, Slot::NegationWord);
@@ -134,17 +141,8 @@ pub fn serving(
     // "2,000 employees … maybe 2% at peak": the share at the peak, of the people said.
     s.peak_share = num(Slot::PeakShare, false)
         .map(|f| f.value / 100.0)
-        .or_else(|| {
-            // "十分之一": the whole fraction is claimed, the one as well as the ten.
-            let f = lex.find_in(scan, Slot::PeakFraction, text, false)?;
-            taken.borrow_mut().push((f.start, f.end));
-            Some(1.0 / f.value)
-        })
-        .or_else(|| {
-            let f = lex.find_in(scan, Slot::PeakTenths, text, false)?;
-            taken.borrow_mut().push((f.start, f.end));
-            Some(f.value / 10.0)
-        })
+        .or_else(|| whole(Slot::PeakFraction).map(|n| 1.0 / n))
+        .or_else(|| whole(Slot::PeakTenths).map(|n| n / 10.0))
         .filter(|v| *v > 0.0 && *v <= 1.0);
     if s.peak_share.is_some() && s.daily_users.is_none() {
         s.daily_users = num(Slot::UserBase, false)
