@@ -274,11 +274,26 @@ pub enum TopicKind {
     Pitfall,
 }
 
+/// What a topic's question is about: the cards and the workload on them (the default),
+/// the service around them (the disk, the network, the contract, the data), or what it
+/// costs beside the cards (how billing works, the fees). A workload stated beside a
+/// question about the service or the fees is its background (`Parser::parse`).
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TopicAbout {
+    #[default]
+    Cards,
+    Service,
+    Fees,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Topic {
     pub id: String,
     pub kind: TopicKind,
+    #[serde(default)]
+    pub about: TopicAbout,
     pub title_zh: String,
     pub title_en: String,
     pub triggers: Vec<String>,

@@ -107,13 +107,20 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         // whatever topic its words brush against.
         // "what would you rent instead" after a verdict: the same, without the cards it
         // was about.
+        // "what's the cheapest config that runs it?": the same over every card.
         let replace = p.cue(Cue::Replace) || p.cue(Cue::Instead);
-        if (p.cue(Cue::RecommendAsk) || replace)
+        let cheapest = p.cue(Cue::CheapestAsk);
+        if (p.cue(Cue::RecommendAsk) || replace || cheapest)
             && !has_workload
             && a.gpus.is_empty()
             && prev.asked.has_workload()
         {
             let mut merged = a.over(&prev.asked);
+            if cheapest && !replace {
+                merged.gpus.clear();
+                merged.gpu = None;
+                merged.gpu_count = None;
+            }
             if replace {
                 for g in std::mem::take(&mut merged.gpus) {
                     if !merged.declined.contains(&g) {
@@ -124,6 +131,21 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
                 merged.gpu_count = None;
             }
             return (Intent::Recommend, merged, true);
+        }
+        // "What does an A16 slice cost?" then "could it run Qwen2.5-0.5B?": the workload
+        // on the card of the last answer.
+        if has_workload
+            && a.gpus.is_empty()
+            && p.cue(Cue::CardReferred)
+            && p.cue(Cue::Feasibility)
+            && prev.asked.gpus.len() == 1
+        {
+            let mut kept = a.keeping_constraints_of(&prev.asked);
+            kept.gpus.clone_from(&prev.asked.gpus);
+            kept.gpu.clone_from(&prev.asked.gpu);
+            kept.gpu_count = prev.asked.gpu_count;
+            kept.slice = prev.asked.slice;
+            return (Intent::Feasibility, kept, true);
         }
         // "加 1T 数据盘和 200M 带宽，一共多少" after a price: that offer with the add-ons.
         let addons_priced = !p.addons.is_empty() && prev.intent == Intent::Price && !has_workload;
@@ -161,6 +183,14 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
                 _ if !merged.has_workload() => prev.intent,
                 // A workload and a card of its own: as the same question alone.
                 _ if has_workload && !a.gpus.is_empty() => workload_intent(p, a),
+                // "Forgot to say: it has to run on domestic hardware (Ascend)" after a
+                // recommendation: the recommendation under that requirement, not a verdict
+                // on the card the requirement names.
+                Intent::Recommend
+                    if a.domestic && !p.cue(Cue::Feasibility) && !p.cue(Cue::Price) =>
+                {
+                    Intent::Recommend
+                }
                 _ if a.gpus.len() == 1 && !p.cue(Cue::Recommend) => Intent::Feasibility,
                 // A count for the card named before ("用两张呢", "with two of them"): the
                 // customer's cards.
@@ -196,9 +226,14 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     if a.budget_cny.is_some() {
         return (Intent::Budget, a.clone(), false);
     }
+    // "便宜的卡推荐下": no workload to size, so the price list.
+    if p.cue(Cue::CheapestAsk) && a.gpus.is_empty() && p.topics.is_empty() {
+        return (Intent::Price, a.clone(), false);
+    }
     let offer_cue = p.cue(Cue::Slice) || p.cue(Cue::Machine) || p.cue(Cue::Hourly);
     // "do you bill by the hour or only monthly?" asks how billing works, not an amount.
-    let how_billed = p.cue(Cue::BillingMode) && !p.topics.is_empty();
+    // "what do you charge for a 3090 per month?" asks the amount.
+    let how_billed = p.cue(Cue::BillingMode) && !p.topics.is_empty() && !p.amount_asked;
     // "洛杉矶那台 CPU 服务器多少钱": the CPU servers' price list.
     let cpu_server = p.cue(Cue::CpuServer) && a.gpus.is_empty();
     if p.cue(Cue::Price)

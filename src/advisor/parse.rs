@@ -21,7 +21,7 @@ mod slots;
 mod topics;
 mod unknown;
 
-use super::catalog::{Catalog, ANNUAL_MONTHS};
+use super::catalog::{Catalog, TopicAbout, ANNUAL_MONTHS};
 use super::lexicon::{Cue, Lexicon, Slot};
 use super::workload::{Asked, Task};
 use entities::{CardFacts, Entities};
@@ -95,6 +95,8 @@ pub struct Parsed {
     /// The workload is the background of another question (a diagnosis, the disk): an
     /// FAQ the examples reach answers it (`topics::workload_is_background`).
     pub background: bool,
+    /// An amount is asked for ("多少", "how much", "what do you charge").
+    pub amount_asked: bool,
     /// The lower end of a budget stated as a range ("五六千", "3-5k 一个月"), CNY a
     /// month; the budget is the upper end, and the reply says so.
     pub budget_low: Option<f64>,
@@ -230,6 +232,7 @@ impl Parser {
         if p.cue(Cue::Price) && !price_asked_beyond_quotes(lex, &text) {
             p.cues.retain(|&c| c != Cue::Price);
         }
+        p.amount_asked = lex.has_in(&scan, Slot::AmountAsk);
         let a = &mut p.asked;
 
         p.addons = [
@@ -294,6 +297,7 @@ impl Parser {
         slots::request_tokens(lex, &scan, &num_text, &claimed, a);
         slots::by_kind(&quantities, &claimed, a);
         a.annual = p.cues.contains(&Cue::Annual);
+        a.slice = p.cues.contains(&Cue::Slice);
         // "年付", "包年", "annual": a rental of a year when no other length is said.
         if a.annual && a.months.is_none() {
             a.months = Some(ANNUAL_MONTHS);
@@ -351,7 +355,102 @@ impl Parser {
         let routed = self.triggers.route_questions(&text, &breaks, open);
         p.topics = routed.topics;
         p.near_topics = routed.near;
+        // "下个月要全参训练 Qwen2.5-7B，原始语料大概 2TB，存储怎么配？": the workload is
+        // stated, the question is the disk's.
+        if !p.background && p.asked.has_workload() && p.asked.budget_cny.is_none() {
+            if let Some(topics) = self.asks_beside_workload(&text, usd_cny) {
+                p.background = true;
+                for t in std::mem::take(&mut p.topics) {
+                    if !topics.contains(&t) {
+                        p.topics.push(t);
+                    }
+                }
+                p.topics.splice(0..0, topics);
+                p.near_topics.clear();
+            }
+        }
         p
+    }
+
+    /// The topics a message asks about beside the workload it states ("下个月要全参训练
+    /// Qwen2.5-7B，原始语料大概 2TB，存储怎么配？"): each of its questions (the clauses that
+    /// ask, [`topics::clauses`]) has a trigger word of a topic about the service or the fees
+    /// and none of a topic about the cards (`topics.toml` `about`: "存储怎么配" and "节点怎么
+    /// 选" choose a disk and a node, not a card); names no model, size, card or budget; asks
+    /// neither whether it runs, how many, how fast nor a price beyond the topic's own words
+    /// ("Are there extra costs?" and "月付和年付差多少" ask the fees; "按月付多少钱" and
+    /// "what is the monthly cost?" price the workload); and the statements ask nothing of
+    /// the cards ("帮我推荐个配置跑 Qwen-7B，另外有香港节点吗？" wants the configuration).
+    /// `None` when any of that fails.
+    fn asks_beside_workload(&self, text: &str, usd_cny: f64) -> Option<Vec<String>> {
+        let lex = &self.lex;
+        let clauses = topics::clauses(text);
+        let (questions, statements): (Vec<_>, Vec<_>) = clauses
+            .iter()
+            .map(|&(from, to)| &text[from..to])
+            .partition(|c| topics::clause_asks(c));
+        if questions.is_empty() || statements.is_empty() {
+            return None;
+        }
+        let mut topics: Vec<String> = Vec::new();
+        for q in questions {
+            let found = self.triggers.route(q, false).topics;
+            let about: Vec<TopicAbout> = found.iter().map(|t| self.triggers.about(t)).collect();
+            if found.is_empty() || about.contains(&TopicAbout::Cards) {
+                return None;
+            }
+            let sub = self.parse(q, usd_cny);
+            let a = &sub.asked;
+            let scan = lex.scan(q);
+            let asks_cards = [
+                Cue::RecommendAsk,
+                Cue::Feasibility,
+                Cue::CountAsk,
+                Cue::CountAskMachines,
+            ]
+            .iter()
+            .any(|&c| sub.cue(c))
+                || [
+                    Slot::AsksMaxConcurrency,
+                    Slot::AsksMaxContext,
+                    Slot::AsksThroughput,
+                    Slot::AsksSpeed,
+                ]
+                .iter()
+                .any(|&s| lex.has_in(&scan, s));
+            let priced = sub.cue(Cue::Price)
+                && lex
+                    .find(Cue::Price, &self.triggers.without_triggers(q))
+                    .is_some();
+            if a.has_workload()
+                || !a.gpus.is_empty()
+                || a.budget_cny.is_some()
+                || asks_cards
+                || priced
+            {
+                return None;
+            }
+            for t in found {
+                if !topics.contains(&t) {
+                    topics.push(t);
+                }
+            }
+        }
+        let told = statements.concat();
+        let scan = lex.scan(&told);
+        let asks = [
+            Cue::Recommend,
+            Cue::RecommendAsk,
+            Cue::Feasibility,
+            Cue::CountAsk,
+            Cue::CountAskMachines,
+            Cue::Compare,
+            Cue::Budget,
+        ];
+        if asks.iter().any(|&c| lex.has_in(&scan, c)) {
+            return None;
+        }
+        Some(topics)
     }
 }
 
@@ -359,10 +458,15 @@ impl Parser {
 mod tests;
 
 /// Whether the price cue holds in `text` with every quoted price ("报价 1100", "they
-/// charge $2") blanked out.
+/// charge $2") and every other provider's quote ("有家报价 A100 比你们便宜一千多")
+/// blanked out.
 fn price_asked_beyond_quotes(lex: &Lexicon, text: &str) -> bool {
     let mut blanked = text.to_string();
     let mut any = false;
+    for f in lex.all_in(&lex.scan(text), Slot::QuoteElsewhere, text, false) {
+        blanked.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
+        any = true;
+    }
     for (at, _) in text.match_indices(|c: char| c.is_ascii_digit()) {
         if at > 0 && text[..at].ends_with(|c: char| c.is_ascii_digit() || c == '.') {
             continue;

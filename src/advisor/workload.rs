@@ -148,6 +148,10 @@ pub struct Asked {
     pub cards_plural: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offer: Option<String>,
+    /// A slice of the card asked about ("A16 切片", "an A16 slice"): its memory is the
+    /// slice's, and a follow-up about "it" keeps it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub slice: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub domestic: bool,
     /// Domestic cards declined ("不要国产卡"): clears an earlier turn's wish.
@@ -279,6 +283,7 @@ impl Asked {
         if !self.gpus.is_empty() {
             m.gpus = self.gpus.clone();
             m.counted = self.counted.clone();
+            m.slice = self.slice;
             // "8 张 H100 …" then "那换成 H20 呢": the card changes, the count stays.
         }
         m.image |= self.image;

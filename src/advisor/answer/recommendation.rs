@@ -51,7 +51,11 @@ pub fn workload_answer(ctx: &Context<'_>, w: &Workload, ans: &mut Answer, named:
         let memory = cat
             .offers
             .iter()
-            .find(|o| o.gpu == gpu.id && ctx.parsed.cue(Cue::Slice) && o.slice_memory_gb.is_some())
+            .find(|o| {
+                o.gpu == gpu.id
+                    && (ctx.parsed.cue(Cue::Slice) || a.slice)
+                    && o.slice_memory_gb.is_some()
+            })
             .and_then(|o| o.slice_memory_gb)
             .unwrap_or(gpu.memory_gb);
         // AWQ kernels need Turing or newer (DOMAIN.md §6): the card's `awq` flag.

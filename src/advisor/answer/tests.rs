@@ -488,3 +488,93 @@ fn cards_compared_with_their_counts_are_priced_as_configurations() {
     let (b, _) = advisor().answer("A100 40G 和 3090 怎么选", &State::default());
     assert!(!b.reply().contains("更便宜"), "{}", b.reply());
 }
+
+#[test]
+fn a_question_about_the_service_beside_a_workload_is_answered_by_the_faq() {
+    for (q, topic) in [
+        (
+            "下个月要全参训练 Qwen2.5-7B，原始语料大概 2TB，存储怎么配？训练中间的 checkpoint 放系统盘还是数据盘？",
+            "storage",
+        ),
+        (
+            "背景：我们做跨境电商客服，模型是 Llama-3.1-8B，只做推理。想问新加坡节点和洛杉矶节点怎么选？延迟大概多少？",
+            "network",
+        ),
+        (
+            "We'll LoRA fine-tune Mistral-7B next month. Besides the GPU rent, are there setup fees or bandwidth overages?",
+            "hidden-fees",
+        ),
+    ] {
+        let (a, _) = advisor().answer(q, &State::default());
+        assert_eq!(a.intent, Intent::Faq, "{q}");
+        assert_eq!(a.topics.first().map(String::as_str), Some(topic), "{q}");
+    }
+    // Asked for a configuration, the price of the workload, or a card's topic: the
+    // recommendation, with the topic beside it.
+    for q in [
+        "帮我推荐个配置跑 Qwen-7B，另外有香港节点吗？",
+        "Qwen-14B 推理，50 人并发，按月付多少钱？",
+        "Qwen-72B 推理，NVLink 有必要吗？",
+    ] {
+        let (a, _) = advisor().answer(q, &State::default());
+        assert_eq!(a.intent, Intent::Recommend, "{q}");
+    }
+}
+
+#[test]
+fn the_cheapest_configuration_after_a_verdict_is_over_every_card() {
+    let turns = [
+        "Qwen2.5-72B-Instruct in bf16 on 4x A100 40GB — enough?",
+        "ok then what's the cheapest config that runs it in bf16 with proper headroom?",
+    ];
+    let mut state = State::default();
+    let mut last = None;
+    for q in turns {
+        let (a, next) = advisor().answer(q, &state);
+        state = next;
+        last = Some(a);
+    }
+    let a = last.expect("a turn");
+    assert_eq!(a.intent, Intent::Recommend);
+    let r = a.recommendation.expect("a recommendation");
+    // Over every card: the cheapest fit with headroom, not the four A100 40G at 99 %.
+    let on_a100 = r.offer.starts_with("a100-40g") && r.count == 4;
+    assert!(!on_a100, "{} × {}", r.offer, r.count);
+    // With nothing to size, cheap cards asked for are the price list.
+    let (a, _) = advisor().answer("便宜的卡推荐下", &State::default());
+    assert_eq!(a.intent, Intent::Price);
+}
+
+#[test]
+fn the_card_of_the_last_answer_referred_to_and_a_requirement_added_later() {
+    // "could it run …" after a slice's price: the verdict on that slice, with its memory.
+    check(
+        &[
+            "What does an A16 slice cost?",
+            "could it run Qwen2.5-0.5B-Instruct for a tiny FAQ bot?",
+        ],
+        "feasibility a16-slice-1-16×1 bf16 fits | ",
+    );
+    let (a, _) = {
+        let (_, s) = advisor().answer("What does an A16 slice cost?", &State::default());
+        advisor().answer("could it run Qwen2.5-7B-Instruct?", &s)
+    };
+    let v = a.verdict.expect("a verdict");
+    assert!(!v.fits && v.available_gb < 16.0, "{v:?}");
+    // Domestic hardware required after a recommendation: the recommendation on it.
+    let turns = [
+        "We'd like to run DeepSeek-V3 for an internal assistant. What do we need?",
+        "Forgot to say: it has to run on Chinese domestic hardware (Ascend) for compliance.",
+    ];
+    let mut state = State::default();
+    let mut last = None;
+    for q in turns {
+        let (a, next) = advisor().answer(q, &state);
+        state = next;
+        last = Some(a);
+    }
+    let a = last.expect("a turn");
+    assert_eq!(a.intent, Intent::Recommend);
+    let r = a.recommendation.expect("a recommendation");
+    assert!(r.offer.starts_with("ascend"), "{}", r.offer);
+}

@@ -87,11 +87,12 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
     a.image = lex.has_in(scan, Slot::TaskImage);
     // "fp8 kv cache" and "不量化" are not weight formats: blank them out first.
     let mut prec_text = text.to_string();
-    let kv = lex.find_in(scan, Slot::Kv8bit, text, false);
-    a.kv_8bit = kv.is_some();
-    for f in [kv, lex.find_in(scan, Slot::PrecisionNative, text, false)]
+    // Every mention: "FP8 KV cache (--kv-cache-dtype fp8)" names it twice.
+    let kv = lex.all_in(scan, Slot::Kv8bit, text, false);
+    a.kv_8bit = !kv.is_empty();
+    for f in kv
         .into_iter()
-        .flatten()
+        .chain(lex.find_in(scan, Slot::PrecisionNative, text, false))
     {
         prec_text.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
     }

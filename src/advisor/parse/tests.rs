@@ -796,7 +796,7 @@ fn classes_of_cards_declined_people_served_and_counts_refused() {
     assert!(!a.whole_cards);
     check(
         "gpt-oss-20b 给 5 个人内部用，最便宜的方案是啥",
-        "lang=zh model=gpt-oss-20b concurrency=5 cues=recommend",
+        "lang=zh model=gpt-oss-20b concurrency=5 cues=recommend,cheapest.ask",
     );
     check(
         "Qwen2.5-Coder-32B-Instruct 给 30 个程序员做代码补全，上下文 16k",
@@ -952,5 +952,51 @@ fn counts_glued_after_cards_totals_over_months_samples_with_qualifiers_and_sever
     check(
         "how often should I checkpoint, and what should I be watching on a rented box?",
         r#"lang=en topics=migration,monitoring"#,
+    );
+}
+
+#[test]
+fn questions_beside_a_workload_other_providers_quotes_and_kv_cache_said_twice() {
+    // The workload stated, the questions the service's or the fees': the FAQ answers.
+    check(
+        "下个月要全参训练 Qwen2.5-7B，原始语料大概 2TB，存储怎么配？训练中间的 checkpoint 放系统盘还是数据盘？",
+        r#"lang=zh model=qwen2.5-7b task=full cues=compare,recommend topics=storage,migration"#,
+    );
+    check(
+        "We'll LoRA fine-tune Mistral-7B next month. Besides the GPU rent, are there setup fees, extra IP charges or bandwidth overages we should budget for?",
+        r#"lang=en model=mistral-7b task=lora cues=compare,budget,recommend topics=hidden-fees,network"#,
+    );
+    check(
+        "We run Llama-3-70B for 30 users. Are there extra costs?",
+        r#"lang=en model=llama-3-70b task=inference concurrency=30 cues=price topics=hidden-fees"#,
+    );
+    // A configuration asked for, a price of the workload, a card question: not background.
+    check(
+        "帮我推荐个配置跑 Qwen-7B，另外有香港节点吗？",
+        r#"lang=zh model=qwen-7b task=inference cues=recommend topics=network"#,
+    );
+    check(
+        "Qwen-14B 推理，50 人并发，按月付多少钱？",
+        r#"lang=zh model=qwen-14b task=inference concurrency=50 cues=price topics=billing,concurrency"#,
+    );
+    check(
+        "Qwen-72B 推理，NVLink 有必要吗？",
+        r#"lang=zh model=qwen-72b task=inference topics=nvlink"#,
+    );
+    // Another provider's quote asks no price.
+    check(
+        "有家報價 A100 比你們便宜一千多，說是拆機卡，能租嗎？",
+        r#"lang=zh gpus=a100-40g cues=compare topics=pitfall-used-cards,used-cards"#,
+    );
+    check("A100 报价多少", r#"lang=zh gpus=a100-40g cues=price"#);
+    // "FP8 KV cache (--kv-cache-dtype fp8)": the cache, twice; the weights stay.
+    check(
+        "Qwen3-32B bf16, what if we enable the FP8 KV cache (--kv-cache-dtype fp8)?",
+        r#"lang=en model=qwen3-32b precision=bf16 topics=concurrency,fp8"#,
+    );
+    // An amount asked with a billing mode is a price.
+    check(
+        "what do you charge for an RTX 3090 per month? any discount if we pay for the whole year",
+        r#"lang=en gpus=rtx3090 cues=price,billing_mode topics=billing"#,
     );
 }

@@ -14,7 +14,7 @@
 //!    other (the threshold's calibration, `gpu-advisor check`).
 
 use super::Parsed;
-use crate::advisor::catalog::Catalog;
+use crate::advisor::catalog::{Catalog, TopicAbout};
 use crate::advisor::lexicon::Cue;
 use crate::advisor::lexicon::Names;
 /// Tables built once from the catalog and intents/, read per question: FxHash (`Names`).
@@ -84,14 +84,10 @@ pub fn examples_apply(p: &Parsed) -> bool {
 pub fn workload_is_background(p: &Parsed, card_word: bool) -> bool {
     let a = &p.asked;
     let other = |cues: &[Cue]| cues.iter().any(|&c| p.cue(c));
+    // A comparison needs two cards: "leak or expected??" sets nothing against each other.
     let diagnostic = p.cue(Cue::Diagnostic)
-        && !other(&[
-            Cue::Recommend,
-            Cue::Feasibility,
-            Cue::Price,
-            Cue::Compare,
-            Cue::Budget,
-        ]);
+        && !other(&[Cue::Recommend, Cue::Feasibility, Cue::Price, Cue::Budget])
+        && !(p.cue(Cue::Compare) && a.gpus.len() >= 2);
     let disk = p.cue(Cue::StorageAsk)
         && !card_word
         && !other(&[Cue::Feasibility, Cue::Compare, Cue::Budget]);
@@ -105,12 +101,52 @@ pub fn workload_is_background(p: &Parsed, card_word: bool) -> bool {
     (diagnostic || usage || overkill || (disk && a.gpus.is_empty())) && a.budget_cny.is_none()
 }
 
+/// The clauses of a message, as byte ranges, each with the mark that ends it: split after
+/// `?`, `!`, `;`, `。`, a full stop before a space, and after a comma next to a Chinese character ("原始语料大概 2TB，
+/// 存储怎么配？" is two clauses; "Besides the GPU rent, are there setup fees?" one: an
+/// English comma joins a sentence's parts).
+pub fn clauses(text: &str) -> Vec<(usize, usize)> {
+    let han = |c: Option<char>| c.is_some_and(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+    let mut out = Vec::new();
+    let mut from = 0;
+    for (i, c) in text.char_indices() {
+        let end = i + c.len_utf8();
+        let split = match c {
+            '?' | '!' | ';' | '。' => true,
+            // A full stop ends an English sentence; "Qwen2.5-7B" and "v0.3" go on.
+            '.' => text[end..].chars().next().is_none_or(char::is_whitespace),
+            ',' => {
+                let before = text[..i].trim_end().chars().next_back();
+                let after = text[end..].trim_start().chars().next();
+                han(before) || han(after)
+            }
+            _ => false,
+        };
+        if split {
+            out.push((from, end));
+            from = end;
+        }
+    }
+    if !text[from..].trim().is_empty() {
+        out.push((from, text.len()));
+    }
+    out
+}
+
+/// Whether a clause asks: it ends with a question mark, or with 吗, 呢 or 么.
+pub fn clause_asks(clause: &str) -> bool {
+    let c = clause.trim_end_matches(['.', '。', '!', ' ', ',']);
+    c.ends_with(['?', '吗', '呢', '么'])
+}
+
 /// The catalog's topic triggers and examples, compiled.
 pub struct Triggers {
     /// Every topic trigger in one automaton; `trigger_topic[i]` is pattern i's topic.
     triggers: aho_corasick::AhoCorasick,
     trigger_topic: Vec<usize>,
     topic_ids: Vec<String>,
+    /// What each topic's question is about (`topics.toml` `about`).
+    topic_about: Vec<TopicAbout>,
     /// For each gram of any topic's examples and triggers: the topics that have it, each
     /// with the number of its texts that have it (so one example can be left out).
     grams: HashMap<String, Vec<(usize, u32)>>,
@@ -163,6 +199,7 @@ impl Triggers {
                 .expect("empty automaton builds"),
             trigger_topic: Vec::new(),
             topic_ids: cat.topics.iter().map(|t| t.id.clone()).collect(),
+            topic_about: cat.topics.iter().map(|t| t.about).collect(),
             grams: HashMap::default(),
             idf: HashMap::default(),
             synonyms,
@@ -242,6 +279,14 @@ impl Triggers {
     /// [`Self::route`] for a message of several questions, `breaks` where each ends: the
     /// topics of the whole, then the first topic of each question alone, in their order
     /// ("月缴跟年缴差多少？签年约要注意什么": billing, then the annual contract).
+    /// What the topic `id` is about (cards when the id is unknown).
+    pub fn about(&self, id: &str) -> TopicAbout {
+        self.topic_ids
+            .iter()
+            .position(|t| t == id)
+            .map_or(TopicAbout::Cards, |i| self.topic_about[i])
+    }
+
     pub fn route_questions(&self, text: &str, breaks: &[usize], examples: bool) -> Routed {
         let mut whole = self.route(text, examples);
         let mut ends: Vec<usize> = breaks.to_vec();
@@ -381,6 +426,15 @@ impl Triggers {
             .into_iter()
             .map(|(i, _)| self.topic_ids[i].clone())
             .collect()
+    }
+
+    /// `text` with every topic trigger in it blanked out (spaces of the same length).
+    pub fn without_triggers(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for m in self.triggers.find_overlapping_iter(text) {
+            out.replace_range(m.start()..m.end(), &" ".repeat(m.end() - m.start()));
+        }
+        out
     }
 
     /// Each topic's share of the question's information, best first.
