@@ -236,9 +236,14 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     let how_billed = p.cue(Cue::BillingMode) && !p.topics.is_empty() && !p.amount_asked;
     // "洛杉矶那台 CPU 服务器多少钱": the CPU servers' price list.
     let cpu_server = p.cue(Cue::CpuServer) && a.gpus.is_empty();
-    if p.cue(Cue::Price)
+    // "how much is the smallest gpu slice you have?": an amount of an offer, whatever its
+    // topic; "A100 40G 如果直接签一年，每个月摊下来能便宜到多少": an amount for a card
+    // over a period.
+    let offer_amount = offer_cue && (p.topics.is_empty() || p.amount_asked);
+    let period_amount = p.amount_asked && !a.gpus.is_empty() && a.months.is_some();
+    if (p.cue(Cue::Price) || period_amount)
         && !how_billed
-        && (!a.gpus.is_empty() || cpu_server || (offer_cue && p.topics.is_empty()))
+        && (!a.gpus.is_empty() || cpu_server || offer_amount)
     {
         return (Intent::Price, a.clone(), false);
     }

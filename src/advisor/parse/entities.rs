@@ -333,15 +333,27 @@ impl Entities {
             // A card named again with the count it lacked ("the RTX 4090 can't do FP8 …
             // would it fit on 4x 4090?"): that count is the card's.
             if a.gpus.contains(id) {
-                if !a.counted.iter().any(|(g, _)| g == id) {
-                    let count = self.count_of(lex, text, prefix, m.end(), id);
-                    if let Some(c) = count.filter(|c| *c >= 1.0 && *c <= 64.0) {
+                let count = self
+                    .count_of(lex, text, prefix, m.end(), id)
+                    .filter(|c| *c >= 1.0 && *c <= 64.0)
+                    .map(|c| c as u32);
+                match (a.counted.iter().position(|(g, _)| g == id), count) {
+                    (None, Some(c)) => {
                         if a.gpus.first() == Some(id) {
-                            a.gpu_count = Some(c as u32);
+                            a.gpu_count = Some(c);
                             facts.count_at_card = true;
                         }
-                        a.counted.push((id.clone(), c as u32));
+                        a.counted.push((id.clone(), c));
                     }
+                    // "目前租了 2 张 A100 40G … 4 张 A100 40G 到底够不够？": the count the
+                    // question asks about.
+                    (Some(i), Some(c)) if a.counted[i].1 != c && asked_at(text, m.start()) => {
+                        a.counted[i].1 = c;
+                        if a.gpus.first() == Some(id) {
+                            a.gpu_count = Some(c);
+                        }
+                    }
+                    _ => {}
                 }
                 continue;
             }
@@ -430,6 +442,14 @@ impl Entities {
         }
         blanked
     }
+}
+
+/// Whether the clause of `text` at byte `at` asks (`topics::clause_asks`).
+fn asked_at(text: &str, at: usize) -> bool {
+    super::topics::clauses(text)
+        .into_iter()
+        .find(|&(from, to)| from <= at && at < to)
+        .is_some_and(|(from, to)| super::topics::clause_asks(&text[from..to]))
 }
 
 /// The sentence around `range` of `text`: from the end of the sentence before to the end

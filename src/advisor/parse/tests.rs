@@ -223,7 +223,7 @@ fn loads_and_targets_by_their_words() {
     );
     check(
         "Qwen3-32B 给 4 个人同时用，每人 16k",
-        "lang=zh model=qwen3-32b context=16384 concurrency=4",
+        "lang=zh model=qwen3-32b context=16384 concurrency=4 topics=concurrency",
     );
     check(
         "首字要在 2 秒内出来，每秒 25 个字，Qwen2.5-14B",
@@ -307,7 +307,7 @@ fn machines_and_durations() {
     );
     check(
         "上下文要三十二K，Qwen2.5-14B，十个人同时问",
-        "lang=zh model=qwen2.5-14b context=32768 concurrency=10",
+        "lang=zh model=qwen2.5-14b context=32768 concurrency=10 topics=concurrency",
     );
     check(
         "4090 跑 Qwen2.5-14B（没量化，bf16）",
@@ -564,7 +564,7 @@ fn a_card_excepted_from_a_refusal_and_a_sequence_length_after_its_number() {
 fn a_question_particle_anywhere_and_images_at_once() {
     check(
         "3090 能全参微调 7B 吗，用 LLaMA-Factory",
-        "lang=zh gpus=rtx3090 size=7 task=full",
+        "lang=zh gpus=rtx3090 size=7 task=full cues=feasibility",
     );
     check(
         "T4 跑个 Qwen2.5-1.5B 做意图分类应该可以吧",
@@ -986,7 +986,7 @@ fn questions_beside_a_workload_other_providers_quotes_and_kv_cache_said_twice() 
     // Another provider's quote asks no price.
     check(
         "有家報價 A100 比你們便宜一千多，說是拆機卡，能租嗎？",
-        r#"lang=zh gpus=a100-40g cues=compare topics=pitfall-used-cards,used-cards"#,
+        r#"lang=zh gpus=a100-40g cues=compare topics=pitfall-unit-price-only,used-cards,pitfall-used-cards"#,
     );
     check("A100 报价多少", r#"lang=zh gpus=a100-40g cues=price"#);
     // "FP8 KV cache (--kv-cache-dtype fp8)": the cache, twice; the weights stay.
@@ -998,5 +998,45 @@ fn questions_beside_a_workload_other_providers_quotes_and_kv_cache_said_twice() 
     check(
         "what do you charge for an RTX 3090 per month? any discount if we pay for the whole year",
         r#"lang=en gpus=rtx3090 cues=price,billing_mode topics=billing"#,
+    );
+}
+
+#[test]
+fn counts_asked_about_differences_of_price_and_loads_of_guests_and_writers() {
+    // The count the question asks about, not the one rented now.
+    check(
+        "目前在贵司租了 2 张 A100 40G 做测试。按这个量，4 张 A100 40G 到底够不够？",
+        r#"lang=zh gpus=a100-40g count=4 cues=feasibility"#,
+    );
+    // A price difference is no budget; a year said as "the whole year" is.
+    check(
+        "别家 3090 每月便宜一两百，是不是只看单价选最便宜的就行",
+        r#"lang=zh gpus=rtx3090 topics=pitfall-unit-price-only"#,
+    );
+    check(
+        "we have maybe 30k yuan for the whole year. is that enough to run a 14b model for our staff?",
+        r#"lang=en size=14 task=inference budget=2500 months=12 cues=feasibility,card.referred"#,
+    );
+    // Guests a day, writers at once, a QPS with the seconds of each request.
+    check(
+        "it's 200 guests a day in total, not at the same time",
+        r#"lang=en daily=200 cues=price topics=checklist"#,
+    );
+    check(
+        "Mistral Small 24B for copywriting, 8 writers using it at the same time",
+        r#"lang=en model=mistral-small-3-24b concurrency=8"#,
+    );
+    check(
+        "用 Qwen3-VL-8B-Instruct，QPS 2，每次大概 3 秒",
+        r#"lang=zh model=qwen3-vl-8b qps=2 topics=concurrency"#,
+    );
+    // Two cards made one, several people at once: the topics.
+    check(
+        "两张 3090 能不能连起来当一张 48G 的卡用来训练模型",
+        r#"lang=zh gpus=rtx3090 count=2 task=full cues=feasibility topics=nvlink"#,
+    );
+    check(
+        "为什么同一张卡，一个人用挺快的，十几个人一起用就爆显存了",
+        r#"lang=zh count=1 concurrency=1 topics=concurrency"#,
     );
 }
