@@ -64,8 +64,19 @@ impl Reloader {
     }
 
     /// Runs until `stop` resolves: reloads on SIGHUP, and every `poll` when the files
-    /// changed (a zero `poll` turns file watching off).
+    /// changed (a zero `poll` turns file watching off). A reload reads and compiles every
+    /// file, seconds of CPU on a busy machine: it runs on tokio's blocking pool, so the
+    /// workers that answer requests never wait for it.
     pub async fn run(self, poll: Duration, stop: impl std::future::Future<Output = ()>) {
+        let this = Arc::new(self);
+        let reload = |why: &'static str| {
+            let this = Arc::clone(&this);
+            async move {
+                if let Err(e) = tokio::task::spawn_blocking(move || this.reload(why)).await {
+                    tracing::error!(error = %e, trigger = why, "reload task failed");
+                }
+            }
+        };
         tokio::pin!(stop);
         #[cfg(unix)]
         let mut hup = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
@@ -75,7 +86,7 @@ impl Reloader {
                 None
             }
         };
-        let mut seen = self.fingerprint();
+        let mut seen = this.fingerprint();
         let mut tick = tokio::time::interval(if poll.is_zero() {
             Duration::from_secs(3600)
         } else {
@@ -98,14 +109,14 @@ impl Reloader {
             tokio::select! {
                 _ = &mut stop => return,
                 _ = hangup => {
-                    seen = self.fingerprint();
-                    self.reload("SIGHUP");
+                    seen = this.fingerprint();
+                    reload("SIGHUP").await;
                 }
                 _ = tick.tick(), if !poll.is_zero() => {
-                    let now = self.fingerprint();
+                    let now = this.fingerprint();
                     if now != seen {
                         seen = now;
-                        self.reload("file change");
+                        reload("file change").await;
                     }
                 }
             }
