@@ -377,7 +377,8 @@ impl Parser {
     /// ask, [`topics::clauses`]) has a trigger word of a topic about the service or the fees
     /// and none of a topic about the cards (`topics.toml` `about`: "存储怎么配" and "节点怎么
     /// 选" choose a disk and a node, not a card); names no model, size, card or budget; asks
-    /// neither whether it runs, how many, how fast nor a price beyond the topic's own words
+    /// neither whether it runs, how many, how fast (nor names a serving metric: "首 token
+    /// 延迟" is not the network's) nor a price beyond the topic's own words
     /// ("Are there extra costs?" and "月付和年付差多少" ask the fees; "按月付多少钱" and
     /// "what is the monthly cost?" price the workload); and the statements ask nothing of
     /// the cards ("帮我推荐个配置跑 Qwen-7B，另外有香港节点吗？" wants the configuration).
@@ -415,6 +416,7 @@ impl Parser {
                     Slot::AsksMaxContext,
                     Slot::AsksThroughput,
                     Slot::AsksSpeed,
+                    Slot::ServingMetric,
                 ]
                 .iter()
                 .any(|&s| lex.has_in(&scan, s));

@@ -135,6 +135,7 @@ names! {
         CardWord = "card.word",
         QuestionBreak = "question.break",
         AmountAsk = "amount.ask",
+        ServingMetric = "serving.metric",
         Negation = "negation",
         NegationAfter = "negation.after",
         CardExceptBefore = "card.except.before",
