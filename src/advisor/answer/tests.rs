@@ -519,6 +519,13 @@ fn a_question_about_the_service_beside_a_workload_is_answered_by_the_faq() {
         let (a, _) = advisor().answer(q, &State::default());
         assert_eq!(a.intent, Intent::Recommend, "{q}");
     }
+    // A serving metric's "延迟" is the serving's: the answer keeps its serving estimate.
+    let (a, _) = advisor().answer(
+        "一张 A100 40G 用 vLLM 跑 Llama-3.1-8B-Instruct，单个请求输入约 2.86 万 token，首 token 延迟（TTFT）大概多少秒？",
+        &State::default(),
+    );
+    assert_ne!(a.intent, Intent::Faq);
+    assert!(a.serving.is_some());
 }
 
 #[test]
