@@ -22,7 +22,7 @@ mod topics;
 mod unknown;
 
 use super::catalog::{Catalog, TopicAbout, ANNUAL_MONTHS};
-use super::lexicon::{Cue, Lexicon, Slot};
+use super::lexicon::{Cue, Lexicon, Scan, Slot};
 use super::workload::{Asked, Task};
 use entities::{CardFacts, Entities};
 use memory_wish::MemoryWish;
@@ -229,7 +229,7 @@ impl Parser {
             }
         }
         // "有一家 3090 报价 1100/月": the price word of a price quoted elsewhere asks no price.
-        if p.cue(Cue::Price) && !price_asked_beyond_quotes(lex, &text) {
+        if p.cue(Cue::Price) && !price_asked_beyond_quotes(lex, &scan, &text) {
             p.cues.retain(|&c| c != Cue::Price);
         }
         p.amount_asked = lex.has_in(&scan, Slot::AmountAsk);
@@ -462,10 +462,10 @@ mod tests;
 /// Whether the price cue holds in `text` with every quoted price ("报价 1100", "they
 /// charge $2") and every other provider's quote ("有家报价 A100 比你们便宜一千多")
 /// blanked out.
-fn price_asked_beyond_quotes(lex: &Lexicon, text: &str) -> bool {
+fn price_asked_beyond_quotes(lex: &Lexicon, scan: &Scan, text: &str) -> bool {
     let mut blanked = text.to_string();
     let mut any = false;
-    for f in lex.all_in(&lex.scan(text), Slot::QuoteElsewhere, text, false) {
+    for f in lex.all_in(scan, Slot::QuoteElsewhere, text, false) {
         blanked.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
         any = true;
     }

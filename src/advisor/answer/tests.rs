@@ -4,14 +4,7 @@ use crate::advisor::fixtures::{advisor, catalog_with, lexicon, GPUS, OFFERS};
 /// The last answer of a conversation as "intent recommendation verdict | topics", where
 /// the recommendation is "offer×count precision" and the verdict "fits" or "too small".
 fn summary(advisor: &Advisor, turns: &[&str]) -> String {
-    let mut state = State::default();
-    let mut last = None;
-    for q in turns {
-        let (a, next) = advisor.answer(q, &state);
-        state = next;
-        last = Some(a);
-    }
-    let a = last.expect("a turn");
+    let a = last_answer(advisor, turns);
     let mut parts = vec![a.intent.id().to_string()];
     if let Some(r) = &a.recommendation {
         parts.push(format!("{}×{} {}", r.offer, r.count, r.precision));
@@ -20,6 +13,18 @@ fn summary(advisor: &Advisor, turns: &[&str]) -> String {
         parts.push(if v.fits { "fits" } else { "too small" }.to_string());
     }
     format!("{} | {}", parts.join(" "), a.topics.join(","))
+}
+
+/// The answer to the last turn of a conversation.
+fn last_answer(advisor: &Advisor, turns: &[&str]) -> Answer {
+    let mut state = State::default();
+    let mut last = None;
+    for q in turns {
+        let (a, next) = advisor.answer(q, &state);
+        state = next;
+        last = Some(a);
+    }
+    last.expect("a turn")
 }
 
 fn check(turns: &[&str], expected: &str) {
@@ -534,14 +539,7 @@ fn the_cheapest_configuration_after_a_verdict_is_over_every_card() {
         "Qwen2.5-72B-Instruct in bf16 on 4x A100 40GB — enough?",
         "ok then what's the cheapest config that runs it in bf16 with proper headroom?",
     ];
-    let mut state = State::default();
-    let mut last = None;
-    for q in turns {
-        let (a, next) = advisor().answer(q, &state);
-        state = next;
-        last = Some(a);
-    }
-    let a = last.expect("a turn");
+    let a = last_answer(advisor(), &turns);
     assert_eq!(a.intent, Intent::Recommend);
     let r = a.recommendation.expect("a recommendation");
     // Over every card: the cheapest fit with headroom, not the four A100 40G at 99 %.
@@ -573,14 +571,7 @@ fn the_card_of_the_last_answer_referred_to_and_a_requirement_added_later() {
         "We'd like to run DeepSeek-V3 for an internal assistant. What do we need?",
         "Forgot to say: it has to run on Chinese domestic hardware (Ascend) for compliance.",
     ];
-    let mut state = State::default();
-    let mut last = None;
-    for q in turns {
-        let (a, next) = advisor().answer(q, &state);
-        state = next;
-        last = Some(a);
-    }
-    let a = last.expect("a turn");
+    let a = last_answer(advisor(), &turns);
     assert_eq!(a.intent, Intent::Recommend);
     let r = a.recommendation.expect("a recommendation");
     assert!(r.offer.starts_with("ascend"), "{}", r.offer);
