@@ -374,8 +374,9 @@ impl Parser {
 
     /// The topics a message asks about beside the workload it states ("下个月要全参训练
     /// Qwen2.5-7B，原始语料大概 2TB，存储怎么配？"): each of its questions (the clauses that
-    /// ask, [`topics::clauses`]) has a trigger word of a topic about the service or the fees
-    /// and none of a topic about the cards (`topics.toml` `about`: "存储怎么配" and "节点怎么
+    /// ask, [`topics::clauses`]) has a trigger word of a topic about the service or the fees,
+    /// or none of any topic and no question of its own beside them ("数据会不会丢？"), and
+    /// none of a topic about the cards (`topics.toml` `about`: "存储怎么配" and "节点怎么
     /// 选" choose a disk and a node, not a card); names no model, size, card or budget; asks
     /// neither whether it runs, how many, how fast (nor names a serving metric: "首 token
     /// 延迟" is not the network's) nor a price beyond the topic's own words
@@ -397,7 +398,7 @@ impl Parser {
         for q in questions {
             let found = self.triggers.route(q, false).topics;
             let about: Vec<TopicAbout> = found.iter().map(|t| self.triggers.about(t)).collect();
-            if found.is_empty() || about.contains(&TopicAbout::Cards) {
+            if about.contains(&TopicAbout::Cards) {
                 return None;
             }
             let sub = self.parse(q, usd_cny);
@@ -412,6 +413,7 @@ impl Parser {
             .iter()
             .any(|&c| sub.cue(c))
                 || [
+                    Slot::AskDuration,
                     Slot::AsksMaxConcurrency,
                     Slot::AsksMaxContext,
                     Slot::AsksThroughput,
@@ -420,15 +422,31 @@ impl Parser {
                 ]
                 .iter()
                 .any(|&s| lex.has_in(&scan, s));
+            // A clause with no topic of its own ("数据会不会丢？") may follow one that
+            // has one, as long as it asks nothing else: no configuration ("怎么配比较稳"),
+            // price, comparison or diagnosis.
             let priced = sub.cue(Cue::Price)
-                && lex
-                    .find(Cue::Price, &self.triggers.without_triggers(q))
-                    .is_some();
+                && (found.is_empty()
+                    || lex
+                        .find(Cue::Price, &self.triggers.without_triggers(q))
+                        .is_some());
+            let asks_other = found.is_empty()
+                && [
+                    Cue::Recommend,
+                    Cue::Compare,
+                    Cue::Budget,
+                    Cue::Diagnostic,
+                    Cue::Help,
+                    Cue::Overkill,
+                ]
+                .iter()
+                .any(|&c| sub.cue(c));
             if a.has_workload()
                 || !a.gpus.is_empty()
                 || a.budget_cny.is_some()
                 || asks_cards
                 || priced
+                || asks_other
             {
                 return None;
             }
@@ -452,7 +470,7 @@ impl Parser {
         if asks.iter().any(|&c| lex.has_in(&scan, c)) {
             return None;
         }
-        Some(topics)
+        (!topics.is_empty()).then_some(topics)
     }
 }
 

@@ -509,6 +509,11 @@ fn a_question_about_the_service_beside_a_workload_is_answered_by_the_faq() {
             "We'll LoRA fine-tune Mistral-7B next month. Besides the GPU rent, are there setup fees or bandwidth overages?",
             "hidden-fees",
         ),
+        // A clause with no topic of its own beside one that has one.
+        (
+            "实例 ssh 连不上 40 分钟了，上面在跑 Qwen2.5-32B 的 LoRA。故障迁移怎么算？数据会不会丢？",
+            "migration",
+        ),
     ] {
         let (a, _) = advisor().answer(q, &State::default());
         assert_eq!(a.intent, Intent::Faq, "{q}");
@@ -520,6 +525,7 @@ fn a_question_about_the_service_beside_a_workload_is_answered_by_the_faq() {
         "帮我推荐个配置跑 Qwen-7B，另外有香港节点吗？",
         "Qwen-14B 推理，50 人并发，按月付多少钱？",
         "Qwen-72B 推理，NVLink 有必要吗？",
+        "模型用 Qwen3-8B，高峰 60 人同时在线，咋配比较稳？另外按月还是按年划算？",
     ] {
         let (a, _) = advisor().answer(q, &State::default());
         assert_eq!(a.intent, Intent::Recommend, "{q}");

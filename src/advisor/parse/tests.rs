@@ -989,6 +989,15 @@ fn questions_beside_a_workload_other_providers_quotes_and_kv_cache_said_twice() 
         r#"lang=zh gpus=a100-40g cues=compare topics=pitfall-unit-price-only,used-cards,pitfall-used-cards"#,
     );
     check("A100 报价多少", r#"lang=zh gpus=a100-40g cues=price"#);
+    // "for like 5 ppl" after a serving verb is the load.
+    check(
+        "is a single A100 80GB enough to serve llama 3.1 70b in fp16 for like 5 ppl?",
+        r#"lang=en gpus=a100-80g count=1 model=llama-3.1-70b task=inference precision=fp16 concurrency=5 cues=feasibility"#,
+    );
+    check(
+        "第一次用这个机器人，请问它能帮我做什么？",
+        r#"lang=zh cues=help,card.referred"#,
+    );
     // "FP8 KV cache (--kv-cache-dtype fp8)": the cache, twice; the weights stay.
     check(
         "Qwen3-32B bf16, what if we enable the FP8 KV cache (--kv-cache-dtype fp8)?",
