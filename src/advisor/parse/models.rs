@@ -22,6 +22,21 @@ struct Distilled {
     size_b: f64,
 }
 
+/// Words in a model id for a variant of its family: "qwen 32b" is not the coder.
+const VARIANTS: [&str; 4] = ["distill", "coder", "vl", "vision"];
+
+/// A catalog model by its family's name and the size in its id ("qwen3-235b-a22b": qwen,
+/// 235), for a question that names the two apart ("qwen 最新的那个 235B 的").
+struct Sized {
+    id: String,
+    /// The family's name without its version or variant ("qwen" for qwen3, qwen2.5-coder).
+    base: String,
+    size_b: f64,
+    /// A variant the family's plain name does not mean ([`VARIANTS`]).
+    variant: Option<&'static str>,
+    released: String,
+}
+
 /// The catalog's model names, compiled.
 pub struct Models {
     re: Option<Regex>,
@@ -29,6 +44,7 @@ pub struct Models {
     distilled: Vec<Distilled>,
     /// Short names said alone, with their model (`nicknames` in models.toml).
     nicknames: Vec<(String, String)>,
+    sized: Vec<Sized>,
     size_re: Regex,
 }
 
@@ -38,7 +54,34 @@ impl Models {
         let mut alts: Vec<String> = Vec::new();
         let mut distilled = Vec::new();
         let mut nicknames = Vec::new();
+        let mut sized = Vec::new();
+        let size_re = Regex::new(r"(?-u:\b)([0-9]+(?:\.[0-9]+)?)\s*b(?-u:\b)").expect("fixed");
         for m in &cat.models {
+            let base = m
+                .family
+                .split('-')
+                .next()
+                .unwrap_or(&m.family)
+                .trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+            // The first size in the id, as a whole token: "235b" of "qwen3-235b-a22b".
+            let size =
+                m.id.split('-')
+                    .find_map(|t| t.strip_suffix('b').and_then(|n| n.parse::<f64>().ok()));
+            if let (Some(size_b), false) = (size, base.is_empty()) {
+                if m.id.starts_with(base) {
+                    let variant = VARIANTS
+                        .iter()
+                        .find(|v| m.id.split('-').any(|t| t == **v))
+                        .copied();
+                    sized.push(Sized {
+                        id: m.id.clone(),
+                        base: base.to_string(),
+                        size_b,
+                        variant,
+                        released: m.released.clone(),
+                    });
+                }
+            }
             nicknames.extend(m.nicknames.iter().map(|n| (n.clone(), m.id.clone())));
             for a in m.aliases.iter().chain(std::iter::once(&m.id)) {
                 let n = normalize_alias(a);
@@ -74,7 +117,8 @@ impl Models {
             by_alias,
             distilled,
             nicknames,
-            size_re: Regex::new(r"(?-u:\b)([0-9]+(?:\.[0-9]+)?)\s*b(?-u:\b)").expect("fixed"),
+            sized,
+            size_re,
         }
     }
 
@@ -105,6 +149,7 @@ impl Models {
                 .find(|(n, _)| contains_version(text, n))
                 .map(|(_, id)| id.clone())
         };
+        let nickname = || nickname().or_else(|| self.by_family_and_size(text));
         let Some(re) = self.re.as_ref() else {
             return nickname();
         };
@@ -132,6 +177,59 @@ impl Models {
             m = next;
         }
         self.by_alias.get(m.as_str()).cloned()
+    }
+
+    /// The newest catalog model of a family named with no version ("qwen", not "qwen4")
+    /// whose id has the size stated apart from it ("qwen 最新的那个 235B 的，MoE 那个":
+    /// qwen3-235b-a22b; "llama 最新那个 70B": llama-3.3-70b); a variant (coder, vl, distill) only
+    /// when the family has no plain model of that size or the variant is named.
+    fn by_family_and_size(&self, text: &str) -> Option<String> {
+        let sizes: Vec<f64> = self
+            .size_re
+            .captures_iter(text)
+            .filter_map(|c| c[1].parse().ok())
+            .collect();
+        if sizes.is_empty() {
+            return None;
+        }
+        let named = |base: &str| {
+            text.match_indices(base).any(|(i, _)| {
+                let before = text[..i].chars().next_back();
+                let rest = &text[i + base.len()..];
+                // "qwen4 72b" and "llama 5 70b" name versions the catalog does not know.
+                let version = rest
+                    .trim_start_matches([' ', '-', '_', '.', 'v'])
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit())
+                    && !self.size_re.find(rest).is_some_and(|m| {
+                        rest[..m.start()]
+                            .trim_matches([' ', '-', '_', '.'])
+                            .is_empty()
+                    });
+                // "llama-factory", "llama.cpp": a tool's name, not the family's.
+                let mut after = rest.chars();
+                let joined = matches!(after.next(), Some('-' | '.' | '_'))
+                    && after.next().is_some_and(|c| c.is_ascii_alphabetic());
+                before.is_none_or(|c| !c.is_ascii_alphanumeric())
+                    && rest
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !c.is_ascii_alphanumeric())
+                    && !version
+                    && !joined
+            })
+        };
+        let fits: Vec<&Sized> = self
+            .sized
+            .iter()
+            .filter(|m| sizes.iter().any(|&s| (s - m.size_b).abs() < 1e-9) && named(&m.base))
+            .collect();
+        let plain = fits.iter().any(|m| m.variant.is_none());
+        fits.into_iter()
+            .filter(|m| !plain || m.variant.is_none_or(|v| contains_word(text, v)))
+            .max_by(|a, b| a.released.cmp(&b.released).then(b.id.cmp(&a.id)))
+            .map(|m| m.id.clone())
     }
 
     /// The distilled model whose teacher is named and whose size is stated, of the named
@@ -231,6 +329,25 @@ mod tests {
         check("Qwen2.5-32B-AWQ", "qwen2.5-32b");
         check("qwen 7b", "qwen-7b");
         check("蒸馏一个 7b 模型", "-");
+    }
+
+    #[test]
+    fn a_family_and_a_size_said_apart_name_its_newest_model() {
+        check(
+            "qwen 最新的那个 235B 的，MoE 那个，部署要多少卡",
+            "qwen3-235b-a22b",
+        );
+        check("Qwen 235B 部署要多少卡", "qwen3-235b-a22b");
+        check("llama 最新那个 70B 的推理用什么卡", "llama-3.3-70b");
+        check("deepseek 70b 本地部署", "deepseek-r1-distill-llama-70b");
+        // An alias still names its own model.
+        check("qwen 7b", "qwen-7b");
+        // A version the catalog does not know, or no family model of that size: none.
+        check("qwen4 72b 推理", "-");
+        check("llama 5 70b 推理", "-");
+        check("qwen 397b 推理", "-");
+        check("3090 能全参微调 7B 吗，用 LLaMA-Factory", "-");
+        check("llama.cpp 跑 70b 要多少显存", "-");
     }
 
     #[test]
