@@ -427,7 +427,7 @@ pub fn serving(
         kv_per_card: kv_card,
         eager: s.eager,
     };
-    let decode = speed::single_stream(&r, input, output);
+    let decode = speed::single_stream(&r, input, output, s.input_tokens.is_some());
 
     // The load: the question's concurrency, or its QPS or daily users turned into
     // concurrent requests (DOMAIN.md §8).
