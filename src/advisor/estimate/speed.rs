@@ -69,10 +69,11 @@ pub fn hf_layer_s(arch: &str) -> f64 {
         _ => HF_LAYER_NEW_HOST_S,
     }
 }
-/// HF transformers' attention over the KV cache in a decode step runs at this share of
-/// peak bandwidth, counted on the cache expanded to every query head (`repeat_kv` in the
-/// Llama/Qwen2 modeling code copies each KV head to the query heads of its group before
-/// attention): fitted on the Qwen2.5 speed table (transformers 4.46, A100 80G, 0.5B–72B
+/// HF transformers' attention over a grouped-query KV cache in a decode step runs at this
+/// share of peak bandwidth, counted on the cache expanded to every query head (`repeat_kv`
+/// in the Llama/Qwen2 modeling code copies each KV head to the query heads of its group
+/// before attention; a multi-head cache is read as it is, as the first Qwen's 7B–72B
+/// table shows): fitted on the Qwen2.5 speed table (transformers 4.46, A100 80G, 0.5B–72B
 /// BF16 at inputs of 1 to 30,720 tokens; 7B falls from 40.4 to 18.8 tokens/s, 72B from
 /// 8.7 to 2.9, 0.5B stays at 47 because its Python loop still sets the pace) and
 /// GLM-4-9B's streamed decode at 32k (THUDM/GLM-4 basic_demo, A100: 14.4 tokens/s).
@@ -220,9 +221,9 @@ impl Replica<'_> {
         if self.engine.gguf() {
             bw = bw.min(GGUF_BW_CAP_GBS * 1e9);
         }
-        let memory = if self.engine == Engine::Transformers {
-            let expanded = kv * (a.heads / a.kv_heads.max(1.0)).max(1.0);
-            weights / bw + expanded / (self.gpu.bandwidth_gbs * 1e9 * HF_ATTENTION_BW)
+        let group = a.heads / a.kv_heads.max(1.0);
+        let memory = if self.engine == Engine::Transformers && group > 1.0 {
+            weights / bw + kv * group / (self.gpu.bandwidth_gbs * 1e9 * HF_ATTENTION_BW)
         } else if self.sequential() {
             (weights + kv) / bw
         } else {
