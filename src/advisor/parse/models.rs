@@ -179,16 +179,21 @@ impl Models {
         self.by_alias.get(m.as_str()).cloned()
     }
 
-    /// The newest catalog model of a family named with no version ("qwen", not "qwen4")
-    /// whose id has the size stated apart from it ("qwen 最新的那个 235B 的，MoE 那个":
-    /// qwen3-235b-a22b; "llama 最新那个 70B": llama-3.3-70b); a variant (coder, vl, distill) only
-    /// when the family has no plain model of that size or the variant is named.
-    fn by_family_and_size(&self, text: &str) -> Option<String> {
-        let sizes: Vec<f64> = self
-            .size_re
+    /// The sizes stated in `text` ("235b", "7 b"), in billions.
+    fn sizes(&self, text: &str) -> Vec<f64> {
+        self.size_re
             .captures_iter(text)
             .filter_map(|c| c[1].parse().ok())
-            .collect();
+            .collect()
+    }
+
+    /// The newest catalog model of a family named with no version ("qwen", not "qwen4")
+    /// whose id has the size stated apart from it ("qwen 最新的那个 235B 的，MoE 那个":
+    /// qwen3-235b-a22b; "llama 最新那个 70B": llama-3.3-70b); a variant (coder, vl,
+    /// distill) only when the family has no plain model of that size or the variant is
+    /// named.
+    fn by_family_and_size(&self, text: &str) -> Option<String> {
+        let sizes = self.sizes(text);
         if sizes.is_empty() {
             return None;
         }
@@ -235,11 +240,7 @@ impl Models {
     /// The distilled model whose teacher is named and whose size is stated, of the named
     /// student family when one is (the closest size within 10 % otherwise none).
     fn distilled(&self, text: &str) -> Option<String> {
-        let sizes: Vec<f64> = self
-            .size_re
-            .captures_iter(text)
-            .filter_map(|c| c[1].parse().ok())
-            .collect();
+        let sizes = self.sizes(text);
         self.distilled
             .iter()
             .filter(|d| contains_word(text, &d.teacher))
