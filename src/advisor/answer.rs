@@ -114,7 +114,7 @@ impl Advisor {
             last: if keep {
                 Some(Turn {
                     intent,
-                    asked,
+                    asked: asked.stored(),
                     topics: answer.topics.clone(),
                 })
             } else {

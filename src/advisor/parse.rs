@@ -308,7 +308,8 @@ impl Parser {
             && lex
                 .find(Cue::Domestic, &text)
                 .is_some_and(|m| slots::negated(lex, &text, m.start));
-        a.domestic = p.cues.contains(&Cue::Domestic) && !domestic_declined;
+        a.domestic_lifted = lex.has_in(&scan, Slot::DomesticLifted);
+        a.domestic = p.cues.contains(&Cue::Domestic) && !domestic_declined && !a.domestic_lifted;
         a.no_domestic = domestic_declined;
         if native && a.precision.is_some_and(|p| p.is_quantized()) {
             a.precision = None; // the model's native precision: the default
@@ -333,6 +334,7 @@ impl Parser {
             || !a.gpus.is_empty()
             || a.gpu_count.is_some()
             || a.no_domestic
+            || a.domestic_lifted
             || !a.declined.is_empty()
             || a.budget_change.is_some()
             || a.concurrency_change.is_some()

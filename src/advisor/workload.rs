@@ -106,6 +106,17 @@ pub struct Asked {
     pub active_b: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<Task>,
+    /// The budget is a total for a rental whose length was not said yet ("60k RMB total").
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub budget_total: bool,
+    /// A domestic requirement lifted ("如果不限国产呢"): any card again.
+    /// Read from this turn only: never stored.
+    #[serde(skip)]
+    pub domestic_lifted: bool,
+    /// The task was read only from a plain "跑"/"run", which keeps a task stated before.
+    /// Read from this turn only: never stored.
+    #[serde(skip)]
+    pub task_run_only: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub image: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -203,12 +214,14 @@ impl Asked {
         let mut m = self.clone();
         if m.budget_cny.is_none() && m.budget_change.is_none() {
             m.budget_cny = prev.budget_cny;
+            m.budget_total = prev.budget_total;
+            self.spread_total(prev, &mut m);
         }
         if m.months.is_none() {
             m.months = prev.months;
         }
         m.annual |= prev.annual && self.months.is_none();
-        m.domestic |= prev.domestic && !self.no_domestic;
+        m.domestic |= prev.domestic && !self.no_domestic && !self.domestic_lifted;
         m.whole_cards |= prev.whole_cards;
         for g in &prev.declined {
             if !m.declined.contains(g) && !self.gpus.contains(g) {
@@ -240,6 +253,21 @@ impl Asked {
         m
     }
 
+    /// What a conversation keeps of this turn: without what is read from a turn only.
+    pub fn stored(mut self) -> Asked {
+        self.task_run_only = false;
+        self.domestic_lifted = false;
+        self
+    }
+
+    /// "60k RMB total" then "it has to last 6 months": the total spread over those months.
+    fn spread_total(&self, prev: &Asked, m: &mut Asked) {
+        if let Some(n) = self.months.filter(|n| *n > 1.0 && prev.budget_total) {
+            m.budget_cny = prev.budget_cny.map(|b| b / n);
+            m.budget_total = false;
+        }
+    }
+
     /// This turn's statements laid over the previous turn's (a follow-up).
     pub fn over(&self, prev: &Asked) -> Asked {
         let mut m = prev.clone();
@@ -249,7 +277,6 @@ impl Asked {
         take!(
             model,
             size_b,
-            task,
             precision,
             concurrency,
             context,
@@ -261,6 +288,10 @@ impl Asked {
             gpu_count,
             offer
         );
+        // "我手上只有一张 4090，能跑吗" after a fine-tuning question runs that fine-tuning.
+        if self.task.is_some() && !(self.task_run_only && prev.task.is_some()) {
+            m.task = self.task;
+        }
         if self.model.is_some() && self.size_b.is_none() {
             m.size_b = None;
         }
@@ -270,7 +301,7 @@ impl Asked {
         if self.size_b.is_some() && self.model.is_none() {
             m.model = None;
         }
-        if self.task.is_some() && self.context.is_none() && prev.task != self.task {
+        if self.task.is_some() && self.context.is_none() && prev.task != m.task {
             // The default sequence differs between serving and training.
             m.context = prev.context.filter(|_| {
                 prev.task.is_some_and(|t| t.is_training())
@@ -297,7 +328,13 @@ impl Asked {
         m.offload |= self.offload;
         m.annual |= self.annual;
         m.whole_cards |= self.whole_cards;
-        m.domestic = (m.domestic && !self.no_domestic) || self.domestic;
+        m.domestic = (m.domestic && !self.no_domestic && !self.domestic_lifted) || self.domestic;
+        // A card named under a domestic requirement goes when the requirement is lifted.
+        if self.domestic_lifted && prev.domestic && self.gpus.is_empty() {
+            m.gpus.clear();
+            m.gpu = None;
+            m.gpu_count = None;
+        }
         m.no_domestic = !m.domestic && (self.no_domestic || prev.no_domestic);
         // A card declined now is no longer the card asked about; one named again is no
         // longer declined.
@@ -313,6 +350,9 @@ impl Asked {
                 m.gpu = m.gpus.first().cloned();
                 m.gpu_count = None;
             }
+        }
+        if self.budget_cny.is_none() {
+            self.spread_total(prev, &mut m);
         }
         // Relative changes apply to what the previous turn had.
         if self.budget_cny.is_none() {

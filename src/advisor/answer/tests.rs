@@ -582,3 +582,51 @@ fn the_card_of_the_last_answer_referred_to_and_a_requirement_added_later() {
     let r = a.recommendation.expect("a recommendation");
     assert!(r.offer.starts_with("ascend"), "{}", r.offer);
 }
+
+#[test]
+fn a_follow_up_keeps_the_task_lifts_a_requirement_and_spreads_a_total() {
+    let f = |turns: &[&str], paths: &[&str], expected: &str| {
+        assert_eq!(fields(turns, paths), expected, "{turns:?}");
+    };
+    // "能跑吗" on another card runs the fine-tuning asked before; "部署呢" serves.
+    f(
+        &[
+            "全参 llama3.2-1B 最便宜啥卡，seq 2048 bs1",
+            "我手上只有一张 4090，能跑吗",
+        ],
+        &["intent", "workload.task", "verdict.gpu"],
+        "intent=feasibility workload.task=full verdict.gpu=rtx4090",
+    );
+    f(
+        &["Qwen2.5-7B LoRA 要什么卡", "部署呢"],
+        &["workload.task"],
+        "workload.task=inference",
+    );
+    // A domestic requirement lifted takes the domestic card it named with it.
+    f(
+        &[
+            "单位要求国产化，昇腾上 lora Qwen2.5-72B 要几张 910B",
+            "如果不限国产呢",
+        ],
+        &["constraints.domestic", "constraints.gpu"],
+        "constraints.domestic=false constraints.gpu=-",
+    );
+    // A total said before the rental's length is spread over the months said next.
+    f(
+        &[
+            "we got a grant, 60k RMB total for compute",
+            "it has to last 6 months, mostly LoRA on 7-14B models",
+        ],
+        &["constraints.budget_cny_month", "constraints.months"],
+        "constraints.budget_cny_month=10000.0 constraints.months=6.0",
+    );
+    // The seats of a service desk are its users at once.
+    f(
+        &[
+            "客服机器人用 Qwen2.5-7B，50 个人同时用，推荐什么卡",
+            "坐席要扩到 120 个，预算每月不超过1万，怎么配",
+        ],
+        &["workload.concurrency", "constraints.budget_cny_month"],
+        "workload.concurrency=120 constraints.budget_cny_month=10000.0",
+    );
+}

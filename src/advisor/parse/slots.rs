@@ -84,6 +84,16 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
         lex.has_in(scan, Slot::TaskInference)
             .then_some(Task::Inference)
     });
+    // Only "跑"/"run" among the serving words: a task said before stays.
+    a.task_run_only = a.task == Some(Task::Inference)
+        && lex
+            .all_in(scan, Slot::TaskInference, text, false)
+            .iter()
+            .all(|f| {
+                lex.all_in(scan, Slot::TaskRun, text, false)
+                    .iter()
+                    .any(|r| r.start == f.start)
+            });
     a.image = lex.has_in(scan, Slot::TaskImage);
     // "fp8 kv cache" and "不量化" are not weight formats: blank them out first.
     let mut prec_text = text.to_string();
@@ -340,11 +350,18 @@ pub fn numbers(
     claimed.extend(months.filter(|_| a.months.is_some()).map(|f| f.num));
     // "项目做 6 周，总预算 2 万": an amount for the whole rental, with no period of its own,
     // is spread over the rental's months.
-    if let (Some(m), Some(n)) = (money, months.map(|f| f.value)) {
-        if m.period.is_none() && n > 1.0 && lex.has_in(scan, Slot::BudgetTotal) {
+    let total = money.is_some_and(|m| m.period.is_none())
+        && a.budget_cny.is_some()
+        && lex.has_in(scan, Slot::BudgetTotal);
+    match months.map(|f| f.value) {
+        Some(n) if total && n > 1.0 => {
             a.budget_cny = a.budget_cny.map(|b| b / n);
             *budget_low = budget_low.map(|b| b / n);
         }
+        // "60k RMB total" with the rental's length still to come: a later turn's months
+        // spread it (`Asked::over`).
+        None => a.budget_total = total,
+        _ => {}
     }
     invalid
 }

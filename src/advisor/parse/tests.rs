@@ -126,10 +126,36 @@ fn money_in_any_phrasing_and_period() {
         "预算 5000，租一年",
         "lang=zh budget=5000 months=12 cues=budget,annual",
     );
+    // A sum paid at once over a stated rental.
+    check(
+        "老板说可以一次性付 2 年，总共 48 万，想租 GPU 做推理",
+        r#"lang=zh task=inference budget=20000 months=24"#,
+    );
+    // A price of a year's rental in a month ("包年…一个月折下来多少") is a year's rental.
+    check(
+        "A100 40G 包年的话一个月折下来多少钱？",
+        r#"lang=zh gpus=a100-40g months=12 cues=price,annual topics=billing"#,
+    );
     // A card is not money.
     check(
         "How much for an RTX 3090 per year?",
         "lang=en gpus=rtx3090 months=12 cues=price,annual topics=billing",
+    );
+}
+
+#[test]
+fn parameters_counted_in_millions_and_lengths_joined_by_a_hyphen() {
+    check(
+        "training a ~500M param GPT from scratch on 10B tokens",
+        r#"lang=en size=0.5 task=pretrain tokens=10000000000"#,
+    );
+    check(
+        "QLoRA Llama-3.3-70B on our 50M-token instruction set",
+        r#"lang=en model=llama-3.3-70b task=qlora tokens=50000000"#,
+    );
+    check(
+        "a 32k-token context for qwen2.5-7b",
+        r#"lang=en model=qwen2.5-7b context=32768"#,
     );
 }
 
