@@ -81,11 +81,12 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         return (Intent::Help, a.clone(), false);
     }
     // A model the catalog does not know and no size to go by: ask for it, never answer
-    // another question (a price list) as if it were this one. Cards set against each other
+    // another question (a price list) as if it were this one; a family named in passing
+    // ("we fine-tune a Qwen3 model every week") leaves a topic question a topic question. Cards set against each other
     // are still compared ("3090 vs 4090 vs A100, mostly stable diffusion stuff").
     if p.unknown_model.is_some()
         && !a.has_workload()
-        && (p.topics.is_empty() || p.modifiers)
+        && (p.topics.is_empty() || (p.modifiers && !p.family_named))
         && a.gpus.len() < 2
     {
         return (Intent::Unknown, a.clone(), false);

@@ -183,6 +183,54 @@ pub struct Scan {
     patterns: Vec<bool>,
 }
 
+/// The matches of one pattern in order, leaving out a number the pattern starts with
+/// that is glued to the letters before it: the "3" of "Qwen3", the "2" of "Kimi K2" and the
+/// "4" of "Q4_K_M" are part of a name, not quantities. The search goes on from the next
+/// character, so "K2，128k" still finds "128k".
+struct Unglued<'a> {
+    re: &'a Regex,
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Unglued<'a> {
+    fn new(re: &'a Regex, text: &'a str) -> Self {
+        Unglued { re, text, at: 0 }
+    }
+}
+
+impl<'a> Iterator for Unglued<'a> {
+    type Item = regex::Captures<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.at <= self.text.len() {
+            let c = self.re.captures_at(self.text, self.at)?;
+            let m = c.get(0).expect("group 0");
+            let glued = c.name("n").is_some_and(|n| {
+                n.start() == m.start()
+                    && n.as_str().starts_with(|ch: char| ch.is_ascii_digit())
+                    && self.text[..m.start()]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|ch| ch.is_ascii_alphabetic())
+            });
+            let step = self.text[m.start()..]
+                .chars()
+                .next()
+                .map_or(1, char::len_utf8);
+            self.at = if glued || m.is_empty() {
+                m.start() + step
+            } else {
+                m.end()
+            };
+            if !glued {
+                return Some(c);
+            }
+        }
+        None
+    }
+}
+
 impl Entry {
     /// Every match of every pattern that yields a value, by pattern then position, lazily.
     /// `scanned`: which patterns the question's scan matched (the others are skipped, the
@@ -199,7 +247,7 @@ impl Entry {
             // A match test is much cheaper than captures; most patterns do not match.
             .filter(move |(i, re)| scanned.map_or_else(|| re.is_match(text), |s| s[*i]))
             .map(|(_, re)| re)
-            .flat_map(move |re| re.captures_iter(text))
+            .flat_map(move |re| Unglued::new(re, text))
             .filter_map(move |c| {
                 let m = c.get(0).expect("group 0");
                 if m.as_str().is_empty() {

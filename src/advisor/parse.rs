@@ -90,6 +90,8 @@ pub struct Parsed {
     pub count_at_card: bool,
     /// A model name the catalog does not know, as written.
     pub unknown_model: Option<String>,
+    /// That name is a family of the catalog's models, without its size ("Qwen3").
+    pub family_named: bool,
     /// The language the customer asks the replies in ("换成英文回答", "answer in English").
     pub reply_lang: Option<Lang>,
     /// The workload is the background of another question (a diagnosis, the disk): an
@@ -251,6 +253,10 @@ impl Parser {
         self.memory_wish.read(&blanked, a);
         a.model = self.models.model(lex, &scan, &text);
         p.unknown_model = unknown::not_in_catalog(&text, normalise::cut(raw), a);
+        p.family_named = p
+            .unknown_model
+            .as_deref()
+            .is_some_and(|m| self.models.is_family(m));
         p.invalid = slots::size(lex, blanked.clone(), a);
         let native = slots::task_and_precision(lex, &scan, &text, a);
         // Changes relative to the last turn first: their numbers are no other slot's.

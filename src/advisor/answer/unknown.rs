@@ -14,6 +14,17 @@ fn shown(name: &str) -> String {
     name.chars().take(40).collect()
 }
 
+/// The catalog's models of the family `name` is ("Qwen3": Qwen3-0.6B … Qwen3-235B-A22B),
+/// in catalog order; empty when `name` is no family of the catalog.
+pub fn family_members(cat: &Catalog, name: &str) -> Vec<String> {
+    let family = normalize_alias(name);
+    cat.models
+        .iter()
+        .filter(|m| normalize_alias(&m.family) == family)
+        .map(|m| m.name.clone())
+        .collect()
+}
+
 /// Catalog models of the same family as `name` (its leading letters), at most three:
 /// offered as names to ask about, never silently substituted.
 fn relatives(cat: &Catalog, name: &str) -> Vec<String> {
@@ -47,8 +58,27 @@ fn relatives(cat: &Catalog, name: &str) -> Vec<String> {
 /// No size: the model is not known; ask for what the estimate needs.
 pub fn ask(ctx: &Context<'_>, ans: &mut Answer) {
     let name = shown(ctx.parsed.unknown_model.as_deref().unwrap_or_default());
-    let near = relatives(ctx.cat, &name);
+    let members = family_members(ctx.cat, &name);
     let r = &mut ans.rendered;
+    // A family named without its size ("Qwen3"): which one of it.
+    if !members.is_empty() {
+        match ctx.lang {
+            Lang::Zh => {
+                r.text(format!(
+                    "「{name}」是一个系列，不同尺寸显存差别很大。目录里有：{}。请说是哪一个（或它的参数量）。",
+                    members.join("、")
+                ));
+            }
+            Lang::En => {
+                r.text(format!(
+                    "\"{name}\" is a family, and its sizes need very different memory. The catalog has: {}. Which one do you mean (or its parameter count)?",
+                    members.join(", ")
+                ));
+            }
+        }
+        return;
+    }
+    let near = relatives(ctx.cat, &name);
     match ctx.lang {
         Lang::Zh => {
             r.text(format!(

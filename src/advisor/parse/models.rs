@@ -46,6 +46,8 @@ pub struct Models {
     nicknames: Vec<(String, String)>,
     sized: Vec<Sized>,
     size_re: Regex,
+    /// The catalog's families, normalised ("qwen3", "llama31").
+    families: Vec<String>,
 }
 
 impl Models {
@@ -112,6 +114,13 @@ impl Models {
                 .join("|");
             Regex::new(&p).expect("escaped aliases compile")
         });
+        let mut families: Vec<String> = cat
+            .models
+            .iter()
+            .map(|m| normalize_alias(&m.family))
+            .collect();
+        families.sort();
+        families.dedup();
         Models {
             re,
             by_alias,
@@ -119,7 +128,13 @@ impl Models {
             nicknames,
             sized,
             size_re,
+            families,
         }
+    }
+
+    /// Whether `name` is one of the catalog's families ("Qwen3"), not a model of it.
+    pub fn is_family(&self, name: &str) -> bool {
+        self.families.binary_search(&normalize_alias(name)).is_ok()
     }
 
     /// The model named in `text`: a distilled model by its parts, else the longest

@@ -95,6 +95,16 @@ pub fn is_question(text: &str) -> bool {
             .ends_with(['吗', '呢', '么'])
         // "3090 能全参微调 7B 吗，用 LLaMA-Factory": 吗 asks wherever it is.
         || text.contains('吗')
+        // "ok and what about gpt-oss-20b on a 4090 instead": asked without its mark.
+        || {
+            let t = text.trim_start();
+            let t = ["ok", "okay", "so", "right"]
+                .iter()
+                .find_map(|w| t.strip_prefix(w))
+                .map_or(t, |r| r.trim_start_matches([',', ' ']));
+            let t = t.strip_prefix("and ").unwrap_or(t);
+            t.starts_with("what about ") || t.starts_with("how about ")
+        }
 }
 
 #[cfg(test)]

@@ -132,6 +132,10 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
             }
     })
     .map(|(_, p)| *p);
+    // "跑个 gguf 的" with no width: the 4-bit build; "F16 (GGUF)" is the width named.
+    if a.precision.is_none() && !native && lex.has_in(scan, Slot::FormatGguf) {
+        a.precision = Some(Precision::Int4);
+    }
 
     a.awq = lex.has_in(scan, Slot::FormatAwq);
     a.optimizer_8bit = lex.has_in(scan, Slot::Optimizer8bit);

@@ -160,6 +160,19 @@ fn parameters_counted_in_millions_and_lengths_joined_by_a_hyphen() {
 }
 
 #[test]
+fn a_number_glued_to_letters_is_part_of_a_name() {
+    // The "2" of "K2" is not the start of "2,128k"; the "3" of "Qwen3" is no size.
+    check(
+        "想用 8 張 H200 跑 Kimi K2，128k 上下文，顯存夠不夠？",
+        r#"lang=zh gpus=h200 count=8 model=kimi-k2 task=inference context=131072 cues=feasibility"#,
+    );
+    check(
+        "we fine-tune a Qwen3 model every week",
+        r#"lang=en task=lora"#,
+    );
+}
+
+#[test]
 fn training_words_follow_the_rules() {
     check("训练 7B 模型", "lang=zh size=7 task=full");
     check(

@@ -98,7 +98,11 @@ pub fn workload_is_background(p: &Parsed, card_word: bool) -> bool {
     let load =
         a.concurrency.is_some() || a.serving.daily_users.is_some() || a.serving.qps.is_some();
     let overkill = p.cue(Cue::Overkill) && !p.cue(Cue::Feasibility) && !load;
-    (diagnostic || usage || overkill || (disk && a.gpus.is_empty())) && a.budget_cny.is_none()
+    // "Why do MoE models like Qwen3-235B-A22B still need VRAM for all 235B params?": the
+    // model is the example of a question about memory itself.
+    let explain = p.cue(Cue::Explain) && !p.cue(Cue::Feasibility) && a.gpus.is_empty() && !load;
+    (diagnostic || usage || overkill || explain || (disk && a.gpus.is_empty()))
+        && a.budget_cny.is_none()
 }
 
 /// The clauses of a message, as byte ranges, each with the mark that ends it: split after
