@@ -174,6 +174,11 @@ fn fields(turns: &[&str], paths: &[&str]) -> String {
         .join(" ")
 }
 
+/// The conversation's last answer has `expected` at `paths` (see [`fields`]).
+fn check_fields(turns: &[&str], paths: &[&str], expected: &str) {
+    assert_eq!(fields(turns, paths), expected, "{turns:?}");
+}
+
 #[test]
 fn requests_a_day_are_a_load_by_littles_law() {
     let f = |turns: &[&str], expected: &str| {
@@ -245,9 +250,7 @@ fn a_load_said_again_another_way_replaces_it_and_instead_leaves_the_card_out() {
 
 #[test]
 fn follow_ups_change_one_slot_and_keep_the_rest() {
-    let f = |turns: &[&str], paths: &[&str], expected: &str| {
-        assert_eq!(fields(turns, paths), expected, "{turns:?}");
-    };
+    let f = check_fields;
     // A correction names the value it replaces: that slot changes, the rest stays.
     f(
         &[
@@ -585,9 +588,7 @@ fn the_card_of_the_last_answer_referred_to_and_a_requirement_added_later() {
 
 #[test]
 fn a_follow_up_keeps_the_task_lifts_a_requirement_and_spreads_a_total() {
-    let f = |turns: &[&str], paths: &[&str], expected: &str| {
-        assert_eq!(fields(turns, paths), expected, "{turns:?}");
-    };
+    let f = check_fields;
     // "能跑吗" on another card runs the fine-tuning asked before; "部署呢" serves.
     f(
         &[
