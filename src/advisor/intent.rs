@@ -111,7 +111,8 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         // "what's the cheapest config that runs it?": the same over every card.
         let replace = p.cue(Cue::Replace) || p.cue(Cue::Instead);
         let cheapest = p.cue(Cue::CheapestAsk);
-        if (p.cue(Cue::RecommendAsk) || replace || cheapest)
+        // "how many cards is that": the same, counted.
+        if (p.cue(Cue::RecommendAsk) || p.cue(Cue::CountAsk) || replace || cheapest)
             && !has_workload
             && a.gpus.is_empty()
             && prev.asked.has_workload()

@@ -51,6 +51,10 @@ struct RawFile {
     fold: Vec<fold::RawFold>,
     #[serde(default)]
     typo: Vec<fold::RawTypo>,
+    /// Named word lists a pattern of any file uses as `{NAME}` (`PEOPLE = ["users",
+    /// "analysts", …]`): one list, kept in one place, for every pattern that needs it.
+    #[serde(default)]
+    words: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// One compiled entry.
@@ -290,18 +294,27 @@ impl Lexicon {
         let mut lex = Lexicon::default();
         let mut examples = Vec::new();
         let (mut folds, mut typos) = (Vec::new(), Vec::new());
+        let mut raws = Vec::new();
         for (file, text) in files {
-            let raw: RawFile = match toml::from_str(text) {
-                Ok(r) => r,
-                Err(e) => {
-                    problems.push(Problem {
-                        file: file.to_string(),
-                        key: "-".into(),
-                        message: e.message().to_string(),
-                    });
-                    continue;
-                }
-            };
+            match toml::from_str::<RawFile>(text) {
+                Ok(r) => raws.push((file, r)),
+                Err(e) => problems.push(Problem {
+                    file: file.to_string(),
+                    key: "-".into(),
+                    message: e.message().to_string(),
+                }),
+            }
+        }
+        // `{NAME}` in a pattern: the list's words as alternatives, each escaped.
+        let words: Vec<(String, String)> = raws
+            .iter()
+            .flat_map(|(_, r)| r.words.iter())
+            .map(|(name, list)| {
+                let alts: Vec<String> = list.iter().map(|w| regex::escape(w)).collect();
+                (format!("{{{name}}}"), format!("(?:{})", alts.join("|")))
+            })
+            .collect();
+        for (file, raw) in raws {
             folds.extend(raw.fold.into_iter().map(|f| (file.to_string(), f)));
             typos.extend(raw.typo.into_iter().map(|t| (file.to_string(), t)));
             for (kind, list) in [("cue", raw.cue), ("slot", raw.slot)] {
@@ -309,7 +322,10 @@ impl Lexicon {
                     let key = format!("{kind}[{}]", e.name);
                     let mut patterns = Vec::new();
                     for (i, p) in e.patterns.iter().enumerate() {
-                        let src = p.replace("\\b", "(?-u:\\b)").replace("{NUM}", NUM_PATTERN);
+                        let mut src = p.replace("\\b", "(?-u:\\b)").replace("{NUM}", NUM_PATTERN);
+                        for (name, alts) in &words {
+                            src = src.replace(name.as_str(), alts);
+                        }
                         match RegexBuilder::new(&src).size_limit(1 << 22).build() {
                             Ok(re) => patterns.push(re),
                             Err(err) => problems.push(Problem {

@@ -109,6 +109,10 @@ pub struct Asked {
     /// The budget is a total for a rental whose length was not said yet ("60k RMB total").
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub budget_total: bool,
+    /// The budget is a total spread over these months ("90k RMB total for a 6-month
+    /// pilot"): months said later spread it again ("extended to 9 months, same total").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_months: Option<f64>,
     /// A domestic requirement lifted ("如果不限国产呢"): any card again.
     /// Read from this turn only: never stored.
     #[serde(skip)]
@@ -215,6 +219,7 @@ impl Asked {
         if m.budget_cny.is_none() && m.budget_change.is_none() {
             m.budget_cny = prev.budget_cny;
             m.budget_total = prev.budget_total;
+            m.total_months = prev.total_months;
             self.spread_total(prev, &mut m);
         }
         if m.months.is_none() {
@@ -261,10 +266,18 @@ impl Asked {
     }
 
     /// "60k RMB total" then "it has to last 6 months": the total spread over those months.
+    /// "extended to 9 months, same total" after a total for 6: spread again.
     fn spread_total(&self, prev: &Asked, m: &mut Asked) {
-        if let Some(n) = self.months.filter(|n| *n > 1.0 && prev.budget_total) {
+        let Some(n) = self.months.filter(|n| *n > 1.0) else {
+            return;
+        };
+        if prev.budget_total {
             m.budget_cny = prev.budget_cny.map(|b| b / n);
             m.budget_total = false;
+            m.total_months = Some(n);
+        } else if let Some(before) = prev.total_months {
+            m.budget_cny = prev.budget_cny.map(|b| b * before / n);
+            m.total_months = Some(n);
         }
     }
 
@@ -353,11 +366,14 @@ impl Asked {
         }
         if self.budget_cny.is_none() {
             self.spread_total(prev, &mut m);
+        } else {
+            m.total_months = self.total_months;
         }
         // Relative changes apply to what the previous turn had.
         if self.budget_cny.is_none() {
             if let Some(d) = self.budget_change {
                 m.budget_cny = prev.budget_cny.map(|b| b + d).filter(|b| *b > 0.0);
+                m.total_months = None;
             }
         }
         if self.concurrency.is_none() {

@@ -631,3 +631,64 @@ fn a_follow_up_keeps_the_task_lifts_a_requirement_and_spreads_a_total() {
         "workload.concurrency=120 constraints.budget_cny_month=10000.0",
     );
 }
+
+#[test]
+fn totals_spread_again_counts_asked_of_the_last_workload_and_relaxed_latency() {
+    let f = check_fields;
+    // A total over 6 months, then 9 months with the same money.
+    f(
+        &[
+            "We have 90k RMB total for a 6-month pilot and want to serve Qwen2.5-14B to ~25 concurrent users.",
+            "Pilot got extended to 9 months, same total money.",
+        ],
+        &["constraints.budget_cny_month", "constraints.months"],
+        "constraints.budget_cny_month=10000.0 constraints.months=9.0",
+    );
+    // A monthly budget is a rate: a longer rental leaves it.
+    f(
+        &["预算每月 9000，Qwen2.5-7B 推理", "租 6 个月"],
+        &["constraints.budget_cny_month"],
+        "constraints.budget_cny_month=9000.0",
+    );
+    // The 月 of "三个月的项目" is the rental's, not the money's period.
+    f(
+        &["想lora一个14b", "三个月的项目 总共预算9000"],
+        &["constraints.budget_cny_month", "workload.task"],
+        "constraints.budget_cny_month=3000.0 workload.task=lora",
+    );
+    // "how many cards is that" after a load: the recommendation for it.
+    f(
+        &[
+            "need to serve llama 3.1 8b for my app, about 2000 daily users",
+            "how many cards is that",
+        ],
+        &["intent", "workload.concurrency"],
+        "intent=recommend workload.concurrency=100",
+    );
+    // A count of the card asked about before.
+    f(
+        &["yi 34b q8 on a single a100 40gb?", "ok 2 of them then"],
+        &["intent", "verdict.count", "verdict.fits"],
+        "intent=feasibility verdict.count=2 verdict.fits=true",
+    );
+    // A QPS with each request's seconds (Little's law), daily colleagues at 5 %.
+    f(
+        &["打算用 SGLang 部署 Qwen2.5-32B-Instruct-AWQ，peak QPS 2 左右，平均一个请求 15s，context 8k，租啥卡合适？"],
+        &["workload.concurrency", "serving.engine"],
+        "workload.concurrency=30 serving.engine=sglang",
+    );
+    f(
+        &["想部署 Llama-3.1-8B-Instruct 當內部客服助理，每天大概 400 位同事會用，要租哪一種顯卡？"],
+        &["workload.concurrency"],
+        "workload.concurrency=20",
+    );
+    // Latency that does not matter: the queue worked through by one configuration.
+    f(
+        &[
+            "Serving Qwen2.5-32B-Instruct for 60 concurrent analysts, 4k context. What do we need?",
+            "Latency isn't critical, it's overnight batch report generation. Does that change anything?",
+        ],
+        &["workload.concurrency", "serving.replicas"],
+        "workload.concurrency=60 serving.replicas=1",
+    );
+}

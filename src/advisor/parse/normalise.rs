@@ -103,8 +103,22 @@ pub fn is_question(text: &str) -> bool {
                 .find_map(|w| t.strip_prefix(w))
                 .map_or(t, |r| r.trim_start_matches([',', ' ']));
             let t = t.strip_prefix("and ").unwrap_or(t);
-            t.starts_with("what about ") || t.starts_with("how about ")
+            t.starts_with("what about ") || t.starts_with("how about ") || asks_first(t)
         }
+}
+
+/// Chat asks without the mark ("whats the tok/s on a 3090 for llama 8b", "can a 4090 run
+/// it"): an English question word or a verb put before its subject opens the message.
+fn asks_first(text: &str) -> bool {
+    const OPENERS: &[&str] = &[
+        "what", "whats", "what's", "how", "hows", "how's", "which", "can", "could", "does", "do",
+        "is", "are", "will", "would", "should", "any",
+    ];
+    let word = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '\''))
+        .next()
+        .unwrap_or("");
+    OPENERS.contains(&word)
 }
 
 #[cfg(test)]

@@ -361,11 +361,15 @@ pub fn numbers(
         Some(n) if total && n > 1.0 => {
             a.budget_cny = a.budget_cny.map(|b| b / n);
             *budget_low = budget_low.map(|b| b / n);
+            a.total_months = Some(n);
         }
         // "60k RMB total" with the rental's length still to come: a later turn's months
         // spread it (`Asked::over`).
         None => a.budget_total = total,
         _ => {}
+    }
+    if let Some(m) = money.filter(|m| m.total && m.months > 1.0 && a.budget_cny.is_some()) {
+        a.total_months = Some(m.months);
     }
     invalid
 }
@@ -471,10 +475,23 @@ fn money(
         });
     // The amount per month: the nearest period word decides (a month on a tie), none is a
     // month; "for 3 months" counts its own months (a value of at least one).
-    let monthly = |f: &Found, rate: f64| -> (f64, Option<Span>, f64) {
+    // The 月 of "三个月" counts a rental's months: not an amount's period ("三个月的项目 总共
+    // 预算9000" is ¥9,000 for the three months); "一个月 5000" is.
+    let rental_months: Vec<Found> = lex
+        .all_in(scan, Slot::Months, text, false)
+        .into_iter()
+        .filter(|m| m.value > 1.0)
+        .collect();
+    let monthly = |f: &Found, rate: f64| -> (f64, Option<Span>, f64, bool) {
         let period = |slot: Slot| {
             lex.all_in(scan, slot, text, false)
                 .into_iter()
+                .filter(|p| {
+                    slot != Slot::PeriodMonth
+                        || !rental_months
+                            .iter()
+                            .any(|m| m.start <= p.start && p.end <= m.end)
+                })
                 .filter_map(|p| {
                     let (lo, hi) = if p.end <= f.start {
                         (p.end, f.start)
@@ -501,11 +518,11 @@ fn money(
         ]
         .into_iter()
         .filter_map(|(slot, months)| {
-            period(slot).map(|(d, p)| (d, months.unwrap_or(p.value.max(1.0)), p))
+            period(slot).map(|(d, p)| (d, months.unwrap_or(p.value.max(1.0)), p, months.is_none()))
         })
         .min_by(|a, b| a.0.cmp(&b.0))
-        .map_or((value, None, 1.0), |(_, months, p)| {
-            (value / months, Some((p.start, p.end)), months)
+        .map_or((value, None, 1.0, false), |(_, months, p, total)| {
+            (value / months, Some((p.start, p.end)), months, total)
         })
     };
     let found = usd
@@ -553,7 +570,7 @@ fn money(
             let m = monthly(&f, rate);
             (m.0 >= 100.0).then_some((f, rate, m))
         })?;
-    let (f, _, (per_month, period, months)) = found;
+    let (f, _, (per_month, period, months, total)) = found;
     // The share of a range's upper end its lower end is ("五六千": 5/6).
     let low = f.low.map_or(1.0, |l| l / f.value);
     Some(Money {
@@ -562,6 +579,7 @@ fn money(
         num: f.num,
         low,
         months,
+        total,
     })
 }
 
@@ -575,6 +593,8 @@ struct Money {
     num: Span,
     low: f64,
     months: f64,
+    /// The amount is a total for its months ("$3000 for 3 months"), not a rate.
+    total: bool,
 }
 
 /// Whether a rate follows the number found ("10k requests per day", "3000 个请求每天"):

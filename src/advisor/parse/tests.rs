@@ -1088,3 +1088,23 @@ fn counts_asked_about_differences_of_price_and_loads_of_guests_and_writers() {
         r#"lang=zh count=1 concurrency=1 topics=concurrency"#,
     );
 }
+
+#[test]
+fn speeds_asked_on_a_card_counts_asked_after_a_workload_and_months_of_a_project() {
+    check(
+        "whats the tok/s on a 3090 for llama 3.1 8b q4_k_m",
+        r#"lang=en gpus=rtx3090 model=llama-3.1-8b precision=int4"#,
+    );
+    check("ok 2 of them then", r#"lang=en count=2"#);
+    check("v100s how much /mo", r#"lang=en gpus=v100s-32g cues=price"#);
+    check(
+        "how many cards is that",
+        r#"lang=en cues=recommend,count.ask,card.referred topics=hbm-bandwidth"#,
+    );
+    check("打算用 SGLang 部署 Qwen2.5-32B-Instruct-AWQ，peak QPS 2 左右，平均一个请求 15s，context 8k，租啥卡合适？", r#"lang=zh model=qwen2.5-32b task=inference precision=int4 context=8192 qps=2 cues=recommend topics=framework,concurrency"#);
+    check("Contract-review use case: each contract is about 20k tokens, 5 paralegals use it at the same time, model is Qwen2.5-32B-Instruct.", r#"lang=en model=qwen2.5-32b context=20480 concurrency=5 topics=compliance"#);
+    check(
+        "We already own 4x V100 32GB. Can they run Llama-3.3-70B in fp16 for a handful of users?",
+        r#"lang=en gpus=v100s-32g count=4 model=llama-3.3-70b task=inference precision=fp16 cues=feasibility"#,
+    );
+}
