@@ -64,6 +64,18 @@ impl Advisor {
             .or(state.lang)
             .or(state.last_lang.filter(|_| !parsed.lang_sure))
             .unwrap_or(parsed.lang());
+        // "and the 80G version?" after the A100 40G: the A100 80G, as if named.
+        if let (true, Some(gb), Some(prev)) = (
+            parsed.asked.gpus.is_empty(),
+            parsed.card_variant_gb,
+            state.last.as_ref().and_then(|t| t.asked.gpu.as_deref()),
+        ) {
+            if let Some(id) = self.catalog.gpu_variant(prev, gb) {
+                parsed.asked.gpus = vec![id.clone()];
+                parsed.asked.gpu = Some(id);
+                parsed.modifiers = true;
+            }
+        }
         let (intent, mut asked, followup) = decide(&parsed, state.last.as_ref());
         if let Some(prev) = state.last.as_ref().filter(|_| followup) {
             if only_reply_lang(&parsed) {

@@ -405,6 +405,16 @@ impl Catalog {
     pub fn gpu(&self, id: &str) -> Option<&Gpu> {
         self.gpus.iter().find(|g| g.id == id)
     }
+    /// The card of `id`'s family (the id before its first '-': "a100" of "a100-40g") with
+    /// `gb` of memory, when it is another card of the catalog.
+    pub fn gpu_variant(&self, id: &str, gb: f64) -> Option<String> {
+        let family = |g: &str| g.split('-').next().unwrap_or(g).to_string();
+        let want = family(id);
+        self.gpus
+            .iter()
+            .find(|g| g.id != id && family(&g.id) == want && (g.memory_gb - gb).abs() < 0.5)
+            .map(|g| g.id.clone())
+    }
     pub fn offer(&self, id: &str) -> Option<&Offer> {
         self.offers.iter().find(|o| o.id == id)
     }

@@ -92,6 +92,9 @@ pub struct Parsed {
     pub unknown_model: Option<String>,
     /// That name is a family of the catalog's models, without its size ("Qwen3").
     pub family_named: bool,
+    /// A card's memory size said without the card ("and the 80G version?"): the last
+    /// turn's card in that size (answer.rs).
+    pub card_variant_gb: Option<f64>,
     /// The language the customer asks the replies in ("换成英文回答", "answer in English").
     pub reply_lang: Option<Lang>,
     /// The workload is the background of another question (a diagnosis, the disk): an
@@ -235,6 +238,9 @@ impl Parser {
             p.cues.retain(|&c| c != Cue::Price);
         }
         p.amount_asked = lex.has_in(&scan, Slot::AmountAsk);
+        p.card_variant_gb = lex
+            .find_in(&scan, Slot::CardVariant, &text, false)
+            .map(|f| f.value);
         let a = &mut p.asked;
 
         p.addons = [
@@ -360,7 +366,12 @@ impl Parser {
             .iter()
             .map(|f| f.start)
             .collect();
-        let routed = self.triggers.route_questions(&text, &breaks, open);
+        let mut routed = self.triggers.route_questions(&text, &breaks, open);
+        // Two topics tied for a question whether a named card will do ("需要 80G 显存，A100
+        // 40G 够吗"): the examples only brush it; it is the card's question.
+        if routed.tie && !p.asked.gpus.is_empty() && p.cue(Cue::Feasibility) {
+            routed.topics.clear();
+        }
         p.topics = routed.topics;
         p.near_topics = routed.near;
         // "下个月要全参训练 Qwen2.5-7B，原始语料大概 2TB，存储怎么配？": the workload is

@@ -227,6 +227,11 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
     {
         add_topic(ctx, ans, "billing");
     }
+    // The question the price came with ("the box only has a 200G data disk - how do I get
+    // more space and what does it cost?"): its topic in brief beside the price.
+    if let Some(id) = ctx.parsed.topics.iter().find(|t| !ans.topics.contains(t)) {
+        add_topic(ctx, ans, id);
+    }
 }
 
 /// The CPU servers rented beside the GPU machines, in USD as the catalog lists them, with

@@ -682,6 +682,23 @@ fn totals_spread_again_counts_asked_of_the_last_workload_and_relaxed_latency() {
         &["workload.concurrency"],
         "workload.concurrency=20",
     );
+    // The other memory size of the card asked about.
+    f(
+        &["A100 40G 月租多少", "and the 80G version?"],
+        &["intent", "constraints.gpu"],
+        "intent=price constraints.gpu=a100-80g",
+    );
+    f(
+        &["A100 40G 能跑 32B 吗", "那 80G 的呢"],
+        &["intent", "verdict.gpu", "verdict.fits"],
+        "intent=feasibility verdict.gpu=a100-80g verdict.fits=true",
+    );
+    // A size no card of the family has changes nothing.
+    f(
+        &["4090 月租多少", "那 48G 的呢"],
+        &["constraints.gpu"],
+        "constraints.gpu=-",
+    );
     // Latency that does not matter: the queue worked through by one configuration.
     f(
         &[

@@ -139,6 +139,7 @@ names! {
         CardWord = "card.word",
         QuestionBreak = "question.break",
         AmountAsk = "amount.ask",
+        CardVariant = "card.variant",
         ServingMetric = "serving.metric",
         Negation = "negation",
         NegationAfter = "negation.after",

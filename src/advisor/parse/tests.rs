@@ -914,7 +914,7 @@ fn casual_can_it_questions_billing_modes_and_replacing_cards() {
     check("ok so full finetune qwen3-8b. will one h100 80gb do it or do i need more", "lang=en gpus=h100-sxm count=1 model=qwen3-8b task=full cues=feasibility,escalate,recommend");
     check(
         "do u guys bill by the hour or only monthly? just wanna poke at an h100 for an afternoon",
-        "lang=en gpus=h100-sxm cues=compare,price,billing_mode topics=billing",
+        "lang=en gpus=h100-sxm cues=price,billing_mode topics=billing",
     );
     check("A100 40G 日租多少？", "lang=zh gpus=a100-40g cues=price");
     check(
@@ -1003,7 +1003,7 @@ fn questions_beside_a_workload_other_providers_quotes_and_kv_cache_said_twice() 
     );
     check(
         "We'll LoRA fine-tune Mistral-7B next month. Besides the GPU rent, are there setup fees, extra IP charges or bandwidth overages we should budget for?",
-        r#"lang=en model=mistral-7b task=lora cues=compare,budget,recommend topics=hidden-fees,network"#,
+        r#"lang=en model=mistral-7b task=lora cues=budget,recommend topics=hidden-fees,network"#,
     );
     check(
         "We run Llama-3-70B for 30 users. Are there extra costs?",
@@ -1107,4 +1107,15 @@ fn speeds_asked_on_a_card_counts_asked_after_a_workload_and_months_of_a_project(
         "We already own 4x V100 32GB. Can they run Llama-3.3-70B in fp16 for a handful of users?",
         r#"lang=en gpus=v100s-32g count=4 model=llama-3.3-70b task=inference precision=fp16 cues=feasibility"#,
     );
+    check("Are your A100s new or pulled from old mining rigs? Our last provider handed us a 40GB card labelled as 80GB.", r#"lang=en gpus=a100-40g,a100-80g plural=yes topics=used-cards"#);
+    // Two topics tied: both; a tie for whether a named card will do: none.
+    check(
+        "用户一半在北美一半在国内，机器该放哪边",
+        r#"lang=zh topics=multi-region,network"#,
+    );
+    check(
+        "需要 80G 显存，A100 40G 够吗",
+        r#"lang=zh gpus=a100-40g cues=feasibility"#,
+    );
+    check("and the 80G version?", r#"lang=en cues=followup"#);
 }

@@ -174,6 +174,8 @@ pub struct Routed {
     pub topics: Vec<String>,
     /// Nearest topic ids when none is sure (for the help reply).
     pub near: Vec<String>,
+    /// The topics are two the examples cover equally well, neither ahead.
+    pub tie: bool,
 }
 
 impl Triggers {
@@ -330,6 +332,7 @@ impl Triggers {
             return Routed {
                 topics: by_trigger,
                 near: Vec::new(),
+                tie: false,
             };
         }
         let scored = self.scores(text, skip);
@@ -366,11 +369,19 @@ impl Triggers {
             return Routed {
                 topics: by_trigger,
                 near: Vec::new(),
+                tie: false,
             };
         }
         let mut out = Routed::default();
         match pick(&scored, THRESHOLD, MARGIN) {
             Some(i) => out.topics.push(self.topic_ids[i].clone()),
+            // Two topics that both cover the question well and tie ("用户一半在北美一半在国内，
+            // 机器该放哪边": the regions and the network): both, the better first.
+            None if scored.len() >= 2 && scored[1].1 >= THRESHOLD => {
+                out.topics
+                    .extend(scored[..2].iter().map(|(i, _)| self.topic_ids[*i].clone()));
+                out.tie = true;
+            }
             // When one came close, the two or three nearest (the others within half of
             // [`NEAR`]) are offered.
             None if scored.first().is_some_and(|&(_, s)| s >= NEAR) => {
