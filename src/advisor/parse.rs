@@ -156,6 +156,9 @@ pub struct Parser {
     /// Billing hours in a month (`catalog/billing.toml`): an amount per hour or per day
     /// is a monthly budget of that many hours or of those hours / 24 days.
     hours_per_month: f64,
+    /// Cards without BF16 (`bf16 = false` in gpus.toml): training on one is the pitfall
+    /// `pitfall-inference-card-training` whatever words ask it.
+    no_bf16: Vec<String>,
 }
 
 impl Parser {
@@ -167,6 +170,12 @@ impl Parser {
             quantities: Quantities::new(&lex),
             triggers: Triggers::new(cat),
             hours_per_month: cat.billing.hours_per_month,
+            no_bf16: cat
+                .gpus
+                .iter()
+                .filter(|g| !g.bf16)
+                .map(|g| g.id.clone())
+                .collect(),
             lex,
         }
     }
@@ -374,6 +383,18 @@ impl Parser {
         }
         p.topics = routed.topics;
         p.near_topics = routed.near;
+        // "Our credits only cover T4s. Is it a bad idea to run LoRA training on those?":
+        // training, no model, and the one card named cannot train (no BF16).
+        if !p.asked.has_workload()
+            && p.asked.task.is_some_and(|t| t.is_training())
+            && p.asked.gpus.len() == 1
+            && self.no_bf16.contains(&p.asked.gpus[0])
+        {
+            const PITFALL: &str = "pitfall-inference-card-training";
+            p.topics.retain(|t| t != PITFALL);
+            p.topics.insert(0, PITFALL.to_string());
+            p.near_topics.clear();
+        }
         // "下个月要全参训练 Qwen2.5-7B，原始语料大概 2TB，存储怎么配？": the workload is
         // stated, the question is the disk's.
         if !p.background && p.asked.has_workload() && p.asked.budget_cny.is_none() {

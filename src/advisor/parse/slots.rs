@@ -500,9 +500,12 @@ fn money(
                     } else {
                         return Some((0, p));
                     };
+                    // A period word in another clause or sentence is not the amount's
+                    // ("$3,000 for the semester (4 months). What can I rent per month?").
                     let gap = &text[lo..hi];
-                    (!gap.contains([',', '，', '。', ';', '；', '、']))
-                        .then(|| (gap.chars().count(), p))
+                    (!gap.contains([',', '，', '。', ';', '；', '、', '?', '？', '!', '！'])
+                        && !gap.contains(". "))
+                    .then(|| (gap.chars().count(), p))
                 })
                 .min_by_key(|(d, _)| *d)
         };

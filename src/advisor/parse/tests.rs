@@ -1119,3 +1119,44 @@ fn speeds_asked_on_a_card_counts_asked_after_a_workload_and_months_of_a_project(
     );
     check("and the 80G version?", r#"lang=en cues=followup"#);
 }
+
+#[test]
+fn tools_named_after_models_regional_words_training_on_cards_without_bf16_and_totals_for_a_semester(
+) {
+    // LLaMA-Factory is a tool; 程式碼, 支援 are Taiwan's words for code and supports.
+    check(
+        "從 CUDA 遷到昇騰 910B 要改多少程式碼？LLaMA-Factory 支援嗎",
+        r#"lang=zh gpus=ascend-910b cues=domestic topics=ascend,fp8"#,
+    );
+    check(
+        "伺服器的顯示卡記憶體夠跑 Qwen2.5-14B 嗎",
+        r#"lang=zh model=qwen2.5-14b task=inference cues=feasibility"#,
+    );
+    // Training on a card without BF16, no model: the pitfall, whatever words ask it.
+    check(
+        "Our cloud credits only cover T4s. Is it a bad idea to run LoRA training on those?",
+        r#"lang=en gpus=t4 plural=yes task=lora cues=card.referred topics=pitfall-inference-card-training,pitfall-no-nvlink-multi-gpu"#,
+    );
+    check(
+        "V100S 拿来做全参训练靠谱吗",
+        r#"lang=zh gpus=v100s-32g task=full topics=pitfall-inference-card-training,consumer-vs-datacenter"#,
+    );
+    // A card with BF16 asked the same way is not that pitfall.
+    check(
+        "A100 拿来做训练靠谱吗",
+        r#"lang=zh gpus=a100-40g task=full topics=consumer-vs-datacenter"#,
+    );
+    check(
+        "组里想租一台 8 卡机器，白天训练，晚上给大家跑推理 demo，这样合理吗？",
+        r#"lang=zh count=8 task=full cues=machine topics=pitfall-one-machine-both"#,
+    );
+    // A total for the semester; "per month" in the next sentence is the question's.
+    check(
+        "I have a $3,000 budget for the whole semester (4 months). What can I rent per month with that?",
+        r#"lang=en budget=5400 months=4 cues=feasibility,price,budget"#,
+    );
+    check(
+        "整个学期预算 1 万 5，四个月，能租啥",
+        r#"lang=zh budget=3750 months=4 cues=budget,recommend"#,
+    );
+}

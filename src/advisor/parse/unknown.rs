@@ -119,12 +119,24 @@ pub fn model_name(text: &str, raw: &str) -> Option<String> {
     })
 }
 
+/// Tools named after a model family: the word after the family, with or without a
+/// separator (llama.cpp, LLaMA-Factory, LlamaIndex, llama-stack, Qwen-Agent).
+const TOOLS: &[&str] = &["cpp", "factory", "index", "stack", "agent"];
+
+fn is_tool(after_family: &str) -> bool {
+    let rest = after_family.trim_start_matches([' ', '-', '_', '.']);
+    TOOLS.iter().any(|t| {
+        rest.strip_prefix(t)
+            .is_some_and(|r| !r.starts_with(|c: char| c.is_ascii_alphanumeric()))
+    })
+}
+
 fn name_in(text: &str) -> Option<String> {
     for m in family_re().find_iter(text) {
         let before = text[..m.start()].chars().next_back();
         let after = text[m.end()..].chars().next();
-        // "llama.cpp" is an engine, not a model.
-        if text[m.end()..].starts_with(".cpp") {
+        // "llama.cpp", "LLaMA-Factory", "llama-index", "qwen-agent" are tools, not models.
+        if is_tool(&text[m.end()..]) {
             continue;
         }
         let ascii_family = m.as_str().is_ascii();
@@ -197,6 +209,12 @@ mod tests {
             ("文心4.5 要几张卡", Some("文心4.5")),
             // Words that merely contain a family are not one.
             ("i want to rent a gpu", None),
+            // Tools named after a family.
+            ("llama-factory 支持昇腾吗", None),
+            ("llama.cpp 跑 q4 要多少显存", None),
+            ("用 llama_factory 训练", None),
+            ("llamaindex 做知识库", None),
+            ("qwen-agent 要什么卡", None),
             ("graphics card for 7b", None),
             ("4090 能跑 70b 吗", None),
         ] {
