@@ -319,6 +319,9 @@ pub struct CpuServer {
 #[serde(deny_unknown_fields)]
 pub struct Billing {
     pub usd_cny: f64,
+    /// CNY per euro, for budgets in euros; without it a euro amount is not read.
+    #[serde(default)]
+    pub eur_cny: Option<f64>,
     pub hours_per_month: f64,
     pub industry_discount: Range,
     pub included_zh: Vec<String>,

@@ -134,6 +134,20 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
             }
             return (Intent::Recommend, merged, true);
         }
+        // "大概几个小时能跑完" after a training plan: that plan again; its reply gives the
+        // hours.
+        if p.duration_asked
+            && !has_workload
+            && a.gpus.is_empty()
+            && prev.asked.has_workload()
+            && prev.asked.task.is_some_and(|t| t.is_training())
+        {
+            let intent = match prev.intent {
+                Intent::Feasibility | Intent::Recommend => prev.intent,
+                _ => Intent::Recommend,
+            };
+            return (intent, a.over(&prev.asked), true);
+        }
         // "What does an A16 slice cost?" then "could it run Qwen2.5-0.5B?": the workload
         // on the card of the last answer.
         if has_workload
@@ -205,6 +219,11 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
             };
             return (intent, merged, true);
         }
+    }
+    // "为什么 4090 算力比 A100 高，A100 还贵那么多": asked why, with a topic that says
+    // why, not which card to take.
+    if p.cue(Cue::Why) && !p.topics.is_empty() && !p.cue(Cue::Feasibility) && !p.cue(Cue::Price) {
+        return (Intent::Faq, a.clone(), false);
     }
     if compare {
         return (Intent::Compare, a.clone(), false);

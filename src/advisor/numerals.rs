@@ -5,7 +5,7 @@
 /// The regular-expression fragment that the slot patterns in `intents/` call `{NUM}`:
 /// an Arabic number (optionally with thousands separators, a decimal part and a unit
 /// suffix) or a run of Chinese numeral characters.
-pub const NUM_PATTERN: &str = r"(?:(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:[kKwWmMtT]|个[wW]|\s*(?:万|千|百|亿)|\s*thousand(?-u:\b))?|[零〇一二两三四五六七八九十百千][零〇一二两三四五六七八九十百千万亿]*(?:[kK](?-u:\b))?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
+pub const NUM_PATTERN: &str = r"(?:(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:[kKwWmMtT]|个[wW]|\s*(?:万|千|百|亿)|\s*(?:thousand|grand)(?-u:\b))?|[零〇一二两三四五六七八九十百千][零〇一二两三四五六七八九十百千万亿]*(?:[kK](?-u:\b))?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
 
 /// English number words people use for counts ("two 3090s", "eight cards").
 const WORDS: &[(&str, f64)] = &[
@@ -129,6 +129,8 @@ pub fn parse_number(s: &str, k_binary: bool) -> Option<f64> {
     let rest = s[end..].trim_start().trim_start_matches('个');
     let mult = match rest.chars().next() {
         Some('t') if rest.starts_with("thousand") => 1_000.0,
+        // "2 grand": colloquial English for two thousand.
+        Some('g') if rest.starts_with("grand") => 1_000.0,
         None => 1.0,
         Some('k' | 'K') => {
             if k_binary {
@@ -237,6 +239,7 @@ mod tests {
         assert_eq!(range_low("七", "八十", false), Some(70.0));
         assert_eq!(range_low("5", "3", false), None);
         check("3 thousand", false, 3000.0);
+        check("2 grand", false, 2000.0);
     }
 
     #[test]

@@ -102,6 +102,8 @@ pub struct Parsed {
     pub background: bool,
     /// An amount is asked for ("多少", "how much", "what do you charge").
     pub amount_asked: bool,
+    /// How long a job runs is asked ("要跑多久", "how long will it take").
+    pub duration_asked: bool,
     /// The lower end of a budget stated as a range ("五六千", "3-5k 一个月"), CNY a
     /// month; the budget is the upper end, and the reply says so.
     pub budget_low: Option<f64>,
@@ -156,6 +158,8 @@ pub struct Parser {
     /// Billing hours in a month (`catalog/billing.toml`): an amount per hour or per day
     /// is a monthly budget of that many hours or of those hours / 24 days.
     hours_per_month: f64,
+    /// CNY per euro (`catalog/billing.toml`); 0 when the catalog gives none.
+    eur_cny: f64,
     /// Cards without BF16 (`bf16 = false` in gpus.toml): training on one is the pitfall
     /// `pitfall-inference-card-training` whatever words ask it.
     no_bf16: Vec<String>,
@@ -170,6 +174,7 @@ impl Parser {
             quantities: Quantities::new(&lex),
             triggers: Triggers::new(cat),
             hours_per_month: cat.billing.hours_per_month,
+            eur_cny: cat.billing.eur_cny.unwrap_or(0.0),
             no_bf16: cat
                 .gpus
                 .iter()
@@ -247,6 +252,7 @@ impl Parser {
             p.cues.retain(|&c| c != Cue::Price);
         }
         p.amount_asked = lex.has_in(&scan, Slot::AmountAsk);
+        p.duration_asked = lex.has_in(&scan, Slot::AskDuration);
         p.card_variant_gb = lex
             .find_in(&scan, Slot::CardVariant, &text, false)
             .map(|f| f.value);
@@ -290,7 +296,10 @@ impl Parser {
             &scan,
             &num_text,
             &num_blanked,
-            usd_cny,
+            slots::Fx {
+                usd_cny,
+                eur_cny: self.eur_cny,
+            },
             self.hours_per_month,
             &quantities,
             &mut claimed,

@@ -709,3 +709,91 @@ fn totals_spread_again_counts_asked_of_the_last_workload_and_relaxed_latency() {
         "workload.concurrency=60 serving.replicas=1",
     );
 }
+
+#[test]
+fn a_series_declined_amounts_in_euros_and_grand_bare_follow_ups_and_why_questions() {
+    let f = check_fields;
+    // "no H-series" declines every Hopper card.
+    f(
+        &[
+            "We want to deploy DeepSeek R1 671B, the full version, what config do we need?",
+            "no H-series please, what else can do it?",
+        ],
+        &["intent", "recommendation.gpu"],
+        "intent=recommend recommendation.gpu=a100-80g",
+    );
+    f(
+        &["Our budget is €800 a month. What GPU setup can we get for that?"],
+        &["intent", "constraints.budget_cny_month"],
+        "intent=budget constraints.budget_cny_month=6560.0",
+    );
+    f(
+        &["budget is about 2 grand USD a month, what can we get"],
+        &["constraints.budget_cny_month"],
+        "constraints.budget_cny_month=14400.0",
+    );
+    // A total for the semester, whatever the next sentence's "per month".
+    f(
+        &["I have a $3,000 budget for the whole semester (4 months). What can I rent per month with that?"],
+        &["constraints.budget_cny_month", "constraints.months"],
+        "constraints.budget_cny_month=5400.0 constraints.months=4.0",
+    );
+    // Bare follow-ups: an amount, a count at once, what to rent, how long.
+    f(
+        &["what can I get for 1000 cny a month", "and for 3k?"],
+        &["intent", "constraints.budget_cny_month"],
+        "intent=budget constraints.budget_cny_month=3000.0",
+    );
+    f(
+        &[
+            "yi-34b inference",
+            "total context around 6k tokens",
+            "10 at the same time",
+        ],
+        &["intent", "workload.concurrency", "workload.context_tokens"],
+        "intent=recommend workload.concurrency=10 workload.context_tokens=6144",
+    );
+    f(
+        &[
+            "we want llama 3.1 405b in-house",
+            "fp8 weights",
+            "what do we rent?",
+        ],
+        &["intent", "workload.precision"],
+        "intent=recommend workload.precision=fp8",
+    );
+    f(
+        &[
+            "想全参微调 Qwen2.5-7B，数据 5 亿 token",
+            "大概几个小时能跑完",
+        ],
+        &["intent", "workload.task"],
+        "intent=recommend workload.task=full",
+    );
+    f(
+        &[
+            "DeepSeek-R1-Distill-Qwen-32B 部署",
+            "思考链很长，上下文给 32k",
+            "换成 14B 的蒸馏版呢",
+        ],
+        &["workload.model", "workload.context_tokens"],
+        "workload.model=deepseek-r1-distill-qwen-14b workload.context_tokens=32768",
+    );
+    // Worth it over / costs more than: card against card; asked why first: the topic.
+    f(
+        &["is the H20 worth it over two 4090s? we run deepseek r1 distill 32b for a small team"],
+        &["intent"],
+        "intent=compare",
+    );
+    f(
+        &["为什么大家都说选卡先看显存、不看算力？4090 的 FP16 算力比 A100 还高，那为啥 A100 还贵那么多"],
+        &["intent"],
+        "intent=faq",
+    );
+    // Training on a card without BF16, no model: the pitfall.
+    f(
+        &["Our cloud credits only cover T4s. Is it a bad idea to run LoRA training on those?"],
+        &["intent", "topics"],
+        r#"intent=faq topics=["pitfall-inference-card-training","pitfall-no-nvlink-multi-gpu"]"#,
+    );
+}

@@ -364,6 +364,9 @@ impl Catalog {
         if self.billing.usd_cny.is_nan() || self.billing.usd_cny <= 0.0 {
             p.push(problem("billing.toml", "usd_cny", "must be > 0"));
         }
+        if self.billing.eur_cny.is_some_and(|r| r.is_nan() || r <= 0.0) {
+            p.push(problem("billing.toml", "eur_cny", "must be > 0"));
+        }
     }
 }
 

@@ -30,6 +30,8 @@ pub struct Entities {
     size_before_re: Regex,
     /// The consumer cards (`consumer` in gpus.toml): "no consumer cards" declines them.
     consumer: Vec<String>,
+    /// The Hopper cards (`arch = "Hopper"` in gpus.toml): "no H-series", "不要 H 卡".
+    hopper: Vec<String>,
 }
 
 /// What the cards of a question say besides `Asked`'s fields.
@@ -111,6 +113,12 @@ impl Entities {
             )
             .expect("a fixed pattern"),
             consumer,
+            hopper: cat
+                .gpus
+                .iter()
+                .filter(|g| g.arch == "Hopper")
+                .map(|g| g.id.clone())
+                .collect(),
         }
     }
 
@@ -125,12 +133,18 @@ impl Entities {
                     .iter()
                     .any(|f| negated(lex, text, f.start))
         };
-        if declined(Slot::ClassConsumer) || lex.has_in(scan, Slot::ClassDatacenterOnly) {
-            for id in &self.consumer {
+        let mut decline = |ids: &[String]| {
+            for id in ids {
                 if !a.declined.contains(id) && !a.gpus.contains(id) {
                     a.declined.push(id.clone());
                 }
             }
+        };
+        if declined(Slot::ClassConsumer) || lex.has_in(scan, Slot::ClassDatacenterOnly) {
+            decline(&self.consumer);
+        }
+        if declined(Slot::ClassHopper) {
+            decline(&self.hopper);
         }
         a.whole_cards = declined(Slot::ClassSlice) || lex.has_in(scan, Slot::ClassWholeCard);
     }

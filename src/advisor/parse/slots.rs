@@ -156,7 +156,7 @@ pub fn numbers(
     scan: &Scan,
     text: &str,
     blanked: &str,
-    usd_cny: f64,
+    fx: Fx,
     hours_per_month: f64,
     quantities: &[Quantity],
     claimed: &mut Vec<(usize, usize)>,
@@ -281,15 +281,7 @@ pub fn numbers(
         );
     }
     // Money is read with card names blanked out: "3090 per year" is a card.
-    let money = money(
-        lex,
-        scan,
-        blanked,
-        usd_cny,
-        hours_per_month,
-        quantities,
-        &taken,
-    );
+    let money = money(lex, scan, blanked, fx, hours_per_month, quantities, &taken);
     a.budget_cny = bounded(money.map(|m| m.per_month), "budget", 1e9, &mut invalid);
     claimed.extend(money.filter(|_| a.budget_cny.is_some()).map(|m| m.num));
     *budget_low = money
@@ -455,12 +447,17 @@ fn money(
     lex: &Lexicon,
     scan: &Scan,
     text: &str,
-    usd_cny: f64,
+    fx: Fx,
     hours_per_month: f64,
     quantities: &[Quantity],
     claimed: &[(usize, usize)],
 ) -> Option<Money> {
     let usd = lex.all_in(scan, Slot::BudgetUsd, text, false);
+    let eur = if fx.eur_cny > 0.0 {
+        lex.all_in(scan, Slot::BudgetEur, text, false)
+    } else {
+        Vec::new()
+    };
     let cny = lex.all_in(scan, Slot::BudgetAmount, text, false);
     let typed = quantities
         .iter()
@@ -509,7 +506,8 @@ fn money(
                 })
                 .min_by_key(|(d, _)| *d)
         };
-        let value = f.value * rate;
+        // To the fen: 800 × 8.2 is 6560, not 6559.999….
+        let value = (f.value * rate * 100.0).round() / 100.0;
         [
             (Slot::PeriodMonth, Some(1.0)),
             (Slot::PeriodQuarter, Some(3.0)),
@@ -530,7 +528,8 @@ fn money(
     };
     let found = usd
         .into_iter()
-        .map(|f| (f, usd_cny))
+        .map(|f| (f, fx.usd_cny))
+        .chain(eur.into_iter().map(|f| (f, fx.eur_cny)))
         .chain(cny.into_iter().map(|f| (f, 1.0)))
         .chain(typed.map(|f| (f, 1.0)))
         // A number typed as anything but money ("回复 400 左右" is a reply's length) is not
@@ -589,6 +588,14 @@ fn money(
 /// A budget as read: the amount per month, where its period word is, the number's span,
 /// the share of it a range's lower end is, and the months the amount covers ("一年 6 万":
 /// 12; a monthly amount 1).
+/// The exchange rates of `catalog/billing.toml`: CNY per US dollar and per euro (0: a
+/// euro amount is not read).
+#[derive(Clone, Copy)]
+pub struct Fx {
+    pub usd_cny: f64,
+    pub eur_cny: f64,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Money {
     per_month: f64,

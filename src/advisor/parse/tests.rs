@@ -582,7 +582,7 @@ fn budgets_per_day_and_hour_and_two_sizes_of_one_card() {
     );
     check(
         "is the 80GB A100 really worth it over the 40GB one?",
-        "lang=en gpus=a100-80g,a100-40g",
+        "lang=en gpus=a100-80g,a100-40g cues=compare",
     );
     check(
         "QPS around 5, each chat request takes ~6 s end to end. Qwen2.5-14B on vLLM",
@@ -1085,7 +1085,7 @@ fn counts_asked_about_differences_of_price_and_loads_of_guests_and_writers() {
     );
     check(
         "为什么同一张卡，一个人用挺快的，十几个人一起用就爆显存了",
-        r#"lang=zh count=1 concurrency=1 topics=concurrency"#,
+        r#"lang=zh count=1 concurrency=1 cues=why topics=concurrency"#,
     );
 }
 
@@ -1159,4 +1159,70 @@ fn tools_named_after_models_regional_words_training_on_cards_without_bf16_and_to
         "整个学期预算 1 万 5，四个月，能租啥",
         r#"lang=zh budget=3750 months=4 cues=budget,recommend"#,
     );
+}
+
+#[test]
+fn series_declined_euros_grand_bare_counts_at_once_and_questions_of_why() {
+    check(
+        "no H-series please, what else can do it?",
+        r#"lang=en cues=feasibility"#,
+    );
+    check(
+        "不要 H 卡，还有别的方案吗",
+        r#"lang=zh cues=recommend topics=hidden-fees,framework"#,
+    );
+    check(
+        "Our budget is €800 a month. What GPU setup can we get for that?",
+        r#"lang=en budget=6560 cues=budget,recommend"#,
+    );
+    check(
+        "budget is about 2 grand USD a month, 20 agents use it at the same time",
+        r#"lang=en concurrency=20 budget=14400 cues=budget"#,
+    );
+    check("10 at the same time", r#"lang=en concurrency=10"#);
+    check("what do we rent?", r#"lang=en cues=recommend.ask"#);
+    check("思考链很长，上下文给 32k", r#"lang=zh context=32768"#);
+    check("and for 3k?", r#"lang=en cues=followup"#);
+    check("大概几个小时能跑完", r#"lang=zh cues=feasibility"#);
+    check(
+        "is H100 really worth 3x the rent of A100? we mostly do inference of 7B-14B models",
+        r#"lang=en gpus=h100-sxm,a100-40g size=7 task=inference cues=compare"#,
+    );
+    check("why is decode on a 4090 so much slower than on an H100 for the same 8B model when the TFLOPS numbers look kinda similar?", r#"lang=en gpus=rtx4090,h100-sxm size=8 cues=compare,why topics=pitfall-tflops-only"#);
+}
+
+#[test]
+fn the_h_series_declined_is_every_hopper_card() {
+    let hopper: Vec<String> = advisor()
+        .catalog
+        .gpus
+        .iter()
+        .filter(|g| g.arch == "Hopper")
+        .map(|g| g.id.clone())
+        .collect();
+    assert!(
+        hopper.len() >= 2,
+        "the catalog has Hopper cards: {hopper:?}"
+    );
+    for q in [
+        "no H-series please, what else can do it?",
+        "不要 H 卡，还有别的方案吗",
+        "别用 H 系列",
+    ] {
+        let mut declined = advisor()
+            .parser
+            .parse(q, advisor().catalog.billing.usd_cny)
+            .asked
+            .declined;
+        declined.sort();
+        let mut want = hopper.clone();
+        want.sort();
+        assert_eq!(declined, want, "{q:?}");
+    }
+    // A Hopper card named is not a series declined.
+    let a = advisor()
+        .parser
+        .parse("h20 卡能跑 Qwen3-32B 吗", advisor().catalog.billing.usd_cny)
+        .asked;
+    assert!(a.declined.is_empty());
 }
