@@ -37,6 +37,15 @@ const GE_W: &str = r"([0-9一二两三四五六七八九十几])\s*个w([^a-z]|$
 
 /// "两千五一个月", "六千一个月": the 一 of 一个月/一年 after a colloquial numeral or a unit
 /// is the period's, not a digit of the amount; a space keeps them apart.
+/// Digits spoken one by one ("四零九零", "三零九零", "二〇二五"): three or more Chinese digit
+/// characters with no unit between them are the digits of a number, as a voice keyboard
+/// writes a card's or a year's name.
+const SPELLED_DIGITS: &str = r"[零〇一二三四五六七八九]{3,}";
+
+/// A model size said in Chinese numerals ("七十b", "三十二 b"): the digits, so the model
+/// names and sizes read it as they read "70b".
+const SPOKEN_SIZE: &str = r"([一二两三四五六七八九十百]+)\s*b(?-u:\b)";
+
 const PERIOD_ONE: &str = r"([千百万亿][一二两三四五六七八九]?)(一(?:个月|年|个季度))";
 
 /// The compiled folding tables.
@@ -46,6 +55,8 @@ pub struct Fold {
     tail_digit: regex::Regex,
     period_one: regex::Regex,
     ge_w: regex::Regex,
+    spelled_digits: regex::Regex,
+    spoken_size: regex::Regex,
     /// Typos, longest first; `None` when there are none.
     words: Option<aho_corasick::AhoCorasick>,
     word_to: Vec<String>,
@@ -58,6 +69,8 @@ impl Default for Fold {
             tail_digit: regex::Regex::new(TAIL_DIGIT).expect("a fixed pattern"),
             period_one: regex::Regex::new(PERIOD_ONE).expect("a fixed pattern"),
             ge_w: regex::Regex::new(GE_W).expect("a fixed pattern"),
+            spelled_digits: regex::Regex::new(SPELLED_DIGITS).expect("a fixed pattern"),
+            spoken_size: regex::Regex::new(SPOKEN_SIZE).expect("a fixed pattern"),
             words: None,
             word_to: Vec::new(),
         }
@@ -156,6 +169,34 @@ impl Fold {
         let text = match &self.words {
             Some(ac) if ac.is_match(&text) => ac.replace_all(&text, &self.word_to),
             _ => text,
+        };
+        let text = if !text.is_ascii() && self.spelled_digits.is_match(&text) {
+            self.spelled_digits
+                .replace_all(&text, |c: &regex::Captures<'_>| {
+                    c[0].chars()
+                        .map(|d| match d {
+                            '零' | '〇' => '0',
+                            d => crate::advisor::numerals::cn_digit(d)
+                                .and_then(|v| char::from_digit(v, 10))
+                                .unwrap_or(d),
+                        })
+                        .collect::<String>()
+                })
+                .into_owned()
+        } else {
+            text
+        };
+        let text = if !text.is_ascii() && self.spoken_size.is_match(&text) {
+            self.spoken_size
+                .replace_all(&text, |c: &regex::Captures<'_>| {
+                    match crate::advisor::numerals::parse_chinese(&c[1]) {
+                        Some(v) if v >= 1.0 => format!("{v}b"),
+                        _ => c[0].to_string(),
+                    }
+                })
+                .into_owned()
+        } else {
+            text
         };
         let text = if text.contains("个w") {
             self.ge_w.replace_all(&text, "${1}万$2").into_owned()

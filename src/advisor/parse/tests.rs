@@ -1226,3 +1226,19 @@ fn the_h_series_declined_is_every_hopper_card() {
         .asked;
     assert!(a.declined.is_empty());
 }
+
+#[test]
+fn digits_and_sizes_spoken_as_words() {
+    check(
+        "四零九零能跑deepseek r1 七十b吗 就是那个蒸馏版 用ollama跑",
+        r#"lang=zh gpus=rtx4090 model=deepseek-r1-distill-llama-70b task=inference precision=int4 cues=feasibility topics=framework"#,
+    );
+    check(
+        "hey can a single forty ninety run llama 3.1 8b in full precision",
+        r#"lang=en gpus=rtx4090 count=1 model=llama-3.1-8b task=inference cues=feasibility"#,
+    );
+    check(
+        "三零九零跟四零九零到底差多少啊 租哪个划算",
+        r#"lang=zh gpus=rtx3090,rtx4090 cues=compare,recommend"#,
+    );
+}
