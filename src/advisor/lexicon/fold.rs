@@ -174,11 +174,10 @@ impl Fold {
             self.spelled_digits
                 .replace_all(&text, |c: &regex::Captures<'_>| {
                     c[0].chars()
-                        .map(|d| match d {
-                            '零' | '〇' => '0',
-                            d => crate::advisor::numerals::cn_digit(d)
+                        .map(|d| {
+                            crate::advisor::numerals::cn_digit(d)
                                 .and_then(|v| char::from_digit(v, 10))
-                                .unwrap_or(d),
+                                .unwrap_or(d)
                         })
                         .collect::<String>()
                 })
