@@ -225,6 +225,15 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     if p.cue(Cue::Why) && !p.topics.is_empty() && !p.cue(Cue::Feasibility) && !p.cue(Cue::Price) {
         return (Intent::Faq, a.clone(), false);
     }
+    if p.cue(Cue::WhyLater)
+        && !p.topics.is_empty()
+        && a.gpus.len() < 2
+        && !has_workload
+        && !p.amount_asked
+        && !p.cue(Cue::Feasibility)
+    {
+        return (Intent::Faq, a.clone(), false);
+    }
     if compare {
         return (Intent::Compare, a.clone(), false);
     }

@@ -797,3 +797,32 @@ fn a_series_declined_amounts_in_euros_and_grand_bare_follow_ups_and_why_question
         r#"intent=faq topics=["pitfall-inference-card-training","pitfall-no-nvlink-multi-gpu"]"#,
     );
 }
+
+#[test]
+fn tickets_with_owned_cards_a_years_total_and_a_why_in_a_later_sentence() {
+    let f = check_fields;
+    // "有几台 4090" says what the customer has; the question is whether it runs.
+    f(
+        &["您好，我们工作室有几台 4090 的机器，想拿来跑 llama3 70b 做内部问答，4bit 的。想问下 4090 跑这个到底行不行？"],
+        &["intent", "verdict.gpu", "verdict.fits"],
+        "intent=feasibility verdict.gpu=rtx4090 verdict.fits=false",
+    );
+    // A total for this year is spread over its twelve months.
+    f(
+        &["您好，我们今年租卡的总预算是 6 万，想了解一下平均每个月能租到什么。"],
+        &["intent", "constraints.budget_cny_month"],
+        "intent=budget constraints.budget_cny_month=5000.0",
+    );
+    // A price mentioned, then why asked: the topic's answer, not a price list.
+    f(
+        &["Hi, another provider quotes A100s at half your price. Why should we pick you?"],
+        &["intent"],
+        "intent=faq",
+    );
+    // Asked as a price with no why, it stays a price.
+    f(
+        &["What's the price of an A100?"],
+        &["intent"],
+        "intent=price",
+    );
+}

@@ -57,6 +57,7 @@ names! {
         Diagnostic = "diagnostic",
         Explain = "explain",
         Why = "why",
+        WhyLater = "why.later",
         StorageAsk = "storage.ask",
         ReplyEn = "reply.en",
         ReplyZh = "reply.zh",
