@@ -46,6 +46,16 @@ const SPELLED_DIGITS: &str = r"[零〇一二三四五六七八九]{3,}";
 /// names and sizes read it as they read "70b".
 const SPOKEN_SIZE: &str = r"([一二两三四五六七八九十百]+)\s*b(?-u:\b)";
 
+/// Numbers said in English words, as a voice keyboard writes them ("thirty two b", "thirty
+/// six thousand", "seven b", "eight k"): tens with their unit, the teens, and a lone unit
+/// before b/k/hundred/thousand, as digits. A lone unit otherwise stays a word ("two
+/// 3090s" is read as a count by the slots).
+const SPOKEN_EN: &str = r"(?-u:\b)(?:(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-]+(one|two|three|four|five|six|seven|eight|nine)(?-u:\b))?|(ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)|(one|two|three|four|five|six|seven|eight|nine))(?-u:\b)(?:\s*(b|k)(?-u:\b)|\s+(hundred|thousand)(?-u:\b))?";
+
+/// "eight by 7b" (Mixtral 8x7B said aloud, after `SPOKEN_EN`): the experts times the size.
+const SPOKEN_BY: &str =
+    r"(?-u:\b)(one|two|three|four|five|six|seven|eight|nine|[1-9])\s+by\s+([0-9]+b)(?-u:\b)";
+
 const PERIOD_ONE: &str = r"([千百万亿][一二两三四五六七八九]?)(一(?:个月|年|个季度))";
 
 /// The compiled folding tables.
@@ -57,6 +67,8 @@ pub struct Fold {
     ge_w: regex::Regex,
     spelled_digits: regex::Regex,
     spoken_size: regex::Regex,
+    spoken_en: regex::Regex,
+    spoken_by: regex::Regex,
     /// Typos, longest first; `None` when there are none.
     words: Option<aho_corasick::AhoCorasick>,
     word_to: Vec<String>,
@@ -71,6 +83,8 @@ impl Default for Fold {
             ge_w: regex::Regex::new(GE_W).expect("a fixed pattern"),
             spelled_digits: regex::Regex::new(SPELLED_DIGITS).expect("a fixed pattern"),
             spoken_size: regex::Regex::new(SPOKEN_SIZE).expect("a fixed pattern"),
+            spoken_en: regex::Regex::new(SPOKEN_EN).expect("a fixed pattern"),
+            spoken_by: regex::Regex::new(SPOKEN_BY).expect("a fixed pattern"),
             words: None,
             word_to: Vec::new(),
         }
@@ -150,6 +164,70 @@ impl Fold {
         (fold, examples)
     }
 
+    /// [`SPOKEN_EN`] and [`SPOKEN_BY`] applied.
+    fn spoken_english(&self, text: String) -> String {
+        const UNITS: [&str; 9] = [
+            "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+        ];
+        const TEENS: [&str; 10] = [
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+        ];
+        const TENS: [&str; 8] = [
+            "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+        ];
+        let value = |words: &[&str], w: &str| words.iter().position(|x| *x == w);
+        if !self.spoken_en.is_match(&text) {
+            return text;
+        }
+        let text = self
+            .spoken_en
+            .replace_all(&text, |c: &regex::Captures<'_>| {
+                let n = if let Some(t) = c.get(1) {
+                    let unit = c
+                        .get(2)
+                        .and_then(|u| value(&UNITS, u.as_str()))
+                        .map_or(0, |u| u + 1);
+                    value(&TENS, t.as_str()).map_or(0, |t| (t + 2) * 10) + unit
+                } else if let Some(t) = c.get(3) {
+                    value(&TEENS, t.as_str()).map_or(0, |t| t + 10)
+                } else {
+                    // A lone unit is a number only before its unit or multiplier.
+                    if c.get(5).is_none() && c.get(6).is_none() {
+                        return c[0].to_string();
+                    }
+                    c.get(4)
+                        .and_then(|u| value(&UNITS, u.as_str()))
+                        .map_or(0, |u| u + 1)
+                };
+                match (c.get(5), c.get(6).map(|m| m.as_str())) {
+                    (Some(unit), _) => format!("{n}{}", unit.as_str()),
+                    (None, Some("hundred")) => format!("{}", n * 100),
+                    (None, Some(_)) => format!("{}", n * 1000),
+                    (None, None) => n.to_string(),
+                }
+            })
+            .into_owned();
+        if !text.contains(" by ") || !self.spoken_by.is_match(&text) {
+            return text;
+        }
+        self.spoken_by
+            .replace_all(&text, |c: &regex::Captures<'_>| {
+                let n =
+                    value(&UNITS, &c[1]).map_or_else(|| c[1].to_string(), |u| (u + 1).to_string());
+                format!("{n}x{}", &c[2])
+            })
+            .into_owned()
+    }
+
     fn chars_only(&self, text: &str) -> String {
         super::normalize(text)
             .chars()
@@ -197,6 +275,7 @@ impl Fold {
         } else {
             text
         };
+        let text = self.spoken_english(text);
         let text = if text.contains("个w") {
             self.ge_w.replace_all(&text, "${1}万$2").into_owned()
         } else {

@@ -216,6 +216,31 @@ mod tests {
     }
 
     #[test]
+    fn numbers_said_in_english_words_are_digits() {
+        check(
+            "qwen3 thirty two b for fifty users",
+            "qwen3 32b for 50 users",
+        );
+        check("thirty six thousand rmb total", "36000 rmb total");
+        check(
+            "mixtral eight by seven b on two 3090s",
+            "mixtral 8x7b on two 3090s",
+        );
+        check(
+            "a seven b model with eight k context",
+            "a 7b model with 8k context",
+        );
+        check("twenty-four gigs, two hundred users", "24 gigs, 200 users");
+        // A lone unit stays a word; words inside other words are left alone.
+        check("two cards, one node", "two cards, one node");
+        check(
+            "someone often tends to listen",
+            "someone often tends to listen",
+        );
+        check("模型用qwen3 thirty two b", "模型用qwen3 32b");
+    }
+
+    #[test]
     fn a_long_question_is_cut_at_a_char_boundary() {
         let long = "显".repeat(MAX_QUESTION_BYTES);
         assert!(question(&lexicon(), &long).len() <= MAX_QUESTION_BYTES);
