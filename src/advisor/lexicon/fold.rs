@@ -50,11 +50,15 @@ const SPOKEN_SIZE: &str = r"([一二两三四五六七八九十百]+)\s*b(?-u:\b
 /// six thousand", "seven b", "eight k"): tens with their unit, the teens, and a lone unit
 /// before b/k/hundred/thousand, as digits. A lone unit otherwise stays a word ("two
 /// 3090s" is read as a count by the slots).
-const SPOKEN_EN: &str = r"(?-u:\b)(?:(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-]+(one|two|three|four|five|six|seven|eight|nine)(?-u:\b))?|(ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)|(one|two|three|four|five|six|seven|eight|nine))(?-u:\b)(?:\s*(b|k)(?-u:\b)|\s+(hundred|thousand)(?-u:\b))?";
+const SPOKEN_EN: &str = r"(?-u:\b)(?:(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-]+(one|two|three|four|five|six|seven|eight|nine)(?-u:\b))?|(ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)|(one|two|three|four|five|six|seven|eight|nine))(?-u:\b)(?:\s*(b|k)(?-u:\b)|\s+(hundred|thousand)(?-u:\b)|\s+(percent)(?-u:\b))?";
 
 /// "eight by 7b" (Mixtral 8x7B said aloud, after `SPOKEN_EN`): the experts times the size.
 const SPOKEN_BY: &str =
     r"(?-u:\b)(one|two|three|four|five|six|seven|eight|nine|[1-9])\s+by\s+([0-9]+b)(?-u:\b)";
+
+/// A share said in words ("百分之十", "百分之 5", "ten percent" after `SPOKEN_EN`): as
+/// the "10%" the share patterns read.
+const PERCENT: &str = r"百分之\s*([0-9]+(?:\.[0-9]+)?|[零一二两三四五六七八九十百点]+)|([0-9]+(?:\.[0-9]+)?)\s*(?:percent|per cent|pct)(?-u:\b)";
 
 const PERIOD_ONE: &str = r"([千百万亿][一二两三四五六七八九]?)(一(?:个月|年|个季度))";
 
@@ -69,6 +73,7 @@ pub struct Fold {
     spoken_size: regex::Regex,
     spoken_en: regex::Regex,
     spoken_by: regex::Regex,
+    percent: regex::Regex,
     /// Typos, longest first; `None` when there are none.
     words: Option<aho_corasick::AhoCorasick>,
     word_to: Vec<String>,
@@ -85,6 +90,7 @@ impl Default for Fold {
             spoken_size: regex::Regex::new(SPOKEN_SIZE).expect("a fixed pattern"),
             spoken_en: regex::Regex::new(SPOKEN_EN).expect("a fixed pattern"),
             spoken_by: regex::Regex::new(SPOKEN_BY).expect("a fixed pattern"),
+            percent: regex::Regex::new(PERCENT).expect("a fixed pattern"),
             words: None,
             word_to: Vec::new(),
         }
@@ -201,13 +207,16 @@ impl Fold {
                     value(&TEENS, t.as_str()).map_or(0, |t| t + 10)
                 } else {
                     // A lone unit is a number only before its unit or multiplier.
-                    if c.get(5).is_none() && c.get(6).is_none() {
+                    if c.get(5).is_none() && c.get(6).is_none() && c.get(7).is_none() {
                         return c[0].to_string();
                     }
                     c.get(4)
                         .and_then(|u| value(&UNITS, u.as_str()))
                         .map_or(0, |u| u + 1)
                 };
+                if c.get(7).is_some() {
+                    return format!("{n}%");
+                }
                 match (c.get(5), c.get(6).map(|m| m.as_str())) {
                     (Some(unit), _) => format!("{n}{}", unit.as_str()),
                     (None, Some("hundred")) => format!("{}", n * 100),
@@ -251,12 +260,23 @@ impl Fold {
         let text = if !text.is_ascii() && self.spelled_digits.is_match(&text) {
             self.spelled_digits
                 .replace_all(&text, |c: &regex::Captures<'_>| {
-                    c[0].chars()
+                    // "三零九零一张": past four digits, the last one before a count word
+                    // is the count's ("一张"), not the name's.
+                    let run = &c[0];
+                    let whole = c.get(0).map_or(0..0, |m| m.range());
+                    let counted = text[whole.end..].starts_with(['张', '块', '台', '个', '卡']);
+                    let (digits, kept) = match run.char_indices().last() {
+                        Some((i, _)) if counted && run.chars().count() > 4 => run.split_at(i),
+                        _ => (run, ""),
+                    };
+                    digits
+                        .chars()
                         .map(|d| {
                             crate::advisor::numerals::cn_digit(d)
                                 .and_then(|v| char::from_digit(v, 10))
                                 .unwrap_or(d)
                         })
+                        .chain(kept.chars())
                         .collect::<String>()
                 })
                 .into_owned()
@@ -276,6 +296,24 @@ impl Fold {
             text
         };
         let text = self.spoken_english(text);
+        let text =
+            if (text.contains("百分之") || text.contains("p")) && self.percent.is_match(&text) {
+                self.percent
+                    .replace_all(&text, |c: &regex::Captures<'_>| {
+                        let n = c.get(2).or(c.get(1)).map_or("", |m| m.as_str());
+                        match n
+                            .parse::<f64>()
+                            .ok()
+                            .or_else(|| crate::advisor::numerals::parse_chinese(n))
+                        {
+                            Some(v) => format!("{v}%"),
+                            None => c[0].to_string(),
+                        }
+                    })
+                    .into_owned()
+            } else {
+                text
+            };
         let text = if text.contains("个w") {
             self.ge_w.replace_all(&text, "${1}万$2").into_owned()
         } else {

@@ -238,6 +238,14 @@ mod tests {
             "someone often tends to listen",
         );
         check("模型用qwen3 thirty two b", "模型用qwen3 32b");
+        // Digits spoken one by one, and the count after them.
+        check("三零九零一张 能微调吗", "3090一张 能微调吗");
+        check("四零九零", "4090");
+        // A share in words.
+        check("高峰就按百分之十算吧", "高峰就按10%算吧");
+        check("峰值百分之 2.5", "峰值2.5%");
+        check("maybe five percent at peak", "maybe 5% at peak");
+        check("ten percent", "10%");
     }
 
     #[test]
