@@ -271,7 +271,10 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     // over a period.
     let offer_amount = offer_cue && (p.topics.is_empty() || p.amount_asked);
     let period_amount = p.amount_asked && !a.gpus.is_empty() && a.months.is_some();
-    if (p.cue(Cue::Price) || period_amount)
+    // "H100 by the hour, what does that come to?": an amount asked of an hourly offer
+    // ("整机…延迟差多少" asks no amount of money).
+    let offer_asked = p.cue(Cue::Hourly) && p.amount_asked && !a.gpus.is_empty();
+    if (p.cue(Cue::Price) || period_amount || offer_asked)
         && !how_billed
         && (!a.gpus.is_empty() || cpu_server || offer_amount)
     {

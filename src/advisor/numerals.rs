@@ -5,7 +5,7 @@
 /// The regular-expression fragment that the slot patterns in `intents/` call `{NUM}`:
 /// an Arabic number (optionally with thousands separators, a decimal part and a unit
 /// suffix) or a run of Chinese numeral characters.
-pub const NUM_PATTERN: &str = r"(?:(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:[kKwWmMtT]|个[wW]|\s*(?:万|千|百|亿)|\s*(?:thousand|grand)(?-u:\b))?|[零〇一二两三四五六七八九十百千][零〇一二两三四五六七八九十百千万亿]*(?:[kK](?-u:\b))?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
+pub const NUM_PATTERN: &str = r"(?:(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:[kKwWmMtT]|个[wW]|\s*(?:万亿|万|千|百|亿)|\s*(?:thousand|grand)(?-u:\b))?|[零〇一二两三四五六七八九十百千][零〇一二两三四五六七八九十百千万亿]*(?:[kK](?-u:\b))?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|thirty-two)";
 
 /// English number words people use for counts ("two 3090s", "eight cards").
 const WORDS: &[(&str, f64)] = &[
@@ -147,6 +147,8 @@ pub fn parse_number(s: &str, k_binary: bool) -> Option<f64> {
             }
         }
         Some('t' | 'T') => 1e12,
+        // "1.2 万亿": a trillion.
+        Some('万') if rest.starts_with("万亿") => 1e12,
         Some('w' | 'W' | '万') => 10_000.0,
         Some('千') => 1_000.0,
         Some('百') => 100.0,
@@ -221,6 +223,8 @@ mod tests {
         check("32k", true, 32768.0);
         check("1000 亿", false, 1e11);
         check("50 亿", false, 5e9);
+        check("1.2 万亿", false, 1.2e12);
+        check("1.2万亿", false, 1.2e12);
         check("1T", false, 1e12);
         check("2800", false, 2800.0);
         check("三十二K", true, 32768.0);
@@ -255,6 +259,7 @@ mod tests {
         for s in [
             "三千五",
             "1.5万",
+            "1.2 万亿",
             "3k",
             "3,000",
             "七百亿",

@@ -826,3 +826,53 @@ fn tickets_with_owned_cards_a_years_total_and_a_why_in_a_later_sentence() {
         "intent=price",
     );
 }
+
+#[test]
+fn training_knobs_as_config_keys_a_trillion_in_wan_yi_and_amount_follow_ups() {
+    let f = check_fields;
+    // Config keys with underscores, as they are pasted from a training config.
+    f(
+        &["Need to LoRA fine-tune Mistral 7B with sequence_len 4096 and micro_batch_size 2. What's the cheapest single GPU?"],
+        &["workload.context_tokens", "workload.micro_batch"],
+        "workload.context_tokens=4096 workload.micro_batch=2",
+    );
+    f(
+        &["想 full finetune Llama-3.1-8B，8 卡 A100 40G，seq_len 4096，能跑吗？"],
+        &["workload.task", "workload.context_tokens"],
+        "workload.task=full workload.context_tokens=4096",
+    );
+    // 万亿 is a trillion.
+    f(
+        &["7B 模型从头预训练，语料 1.2 万亿 token，8 卡 H100 大概要跑多久？"],
+        &["workload.train_tokens"],
+        "workload.train_tokens=1200000000000.0",
+    );
+    // "make it" changes the amount; "the whole year" is a rental of twelve months.
+    f(
+        &[
+            "budget 3000 RMB/month, what can I get?",
+            "actually make it 6000",
+        ],
+        &["intent", "constraints.budget_cny_month"],
+        "intent=budget constraints.budget_cny_month=6000.0",
+    );
+    f(
+        &[
+            "How much is a single RTX 3090 per month?",
+            "and if we pay for the whole year?",
+        ],
+        &["intent", "constraints.months"],
+        "intent=price constraints.months=12.0",
+    );
+    // An amount asked of an hourly offer is its price.
+    f(
+        &["H100 by the hour — what does that come to per hour in RMB?"],
+        &["intent"],
+        "intent=price",
+    );
+    f(
+        &["Hi, how many A100s would it take to fine-tune DeepSeek-V3?"],
+        &["intent"],
+        "intent=recommend",
+    );
+}
