@@ -141,6 +141,10 @@ pub struct Asked {
     pub micro_batch: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub train_tokens: Option<f64>,
+    /// Passes over the data ("3 个 epoch"): the tokens trained on are the data's times
+    /// this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub epochs: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget_cny: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -295,6 +299,7 @@ impl Asked {
             context,
             micro_batch,
             train_tokens,
+            epochs,
             budget_cny,
             months,
             gpu,
@@ -727,7 +732,10 @@ pub struct Workload {
     pub concurrency: u32,
     pub context: u32,
     pub micro_batch: Option<u32>,
+    /// Every token trained on: the data's times its passes.
     pub train_tokens: Option<f64>,
+    /// The passes over the data, when more than one was said.
+    pub epochs: Option<f64>,
     /// How the job is run: stated parts, the rest defaulted by its accessors.
     pub recipe: Recipe,
 }
@@ -806,7 +814,12 @@ impl Workload {
             },
             context: context.max(1),
             micro_batch: training.then(|| a.micro_batch.unwrap_or(DEFAULT_MICRO_BATCH).max(1)),
-            train_tokens: if training { a.train_tokens } else { None },
+            train_tokens: if training {
+                a.train_tokens.map(|t| t * a.epochs.unwrap_or(1.0))
+            } else {
+                None
+            },
+            epochs: a.epochs.filter(|e| training && *e != 1.0),
             recipe: a.recipe.clone(),
         })
     }

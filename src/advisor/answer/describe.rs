@@ -72,8 +72,16 @@ pub fn workload_line(w: &Workload, lang: Lang) -> String {
     } else if w.task.is_training() {
         parts.push(format!("{} {}", t(lang, "序列", "sequence"), w.context));
         parts.push(format!("micro-batch {}", w.micro_batch.unwrap_or(1)));
-        if let Some(n) = w.train_tokens {
-            parts.push(format!("{} {} tokens", t(lang, "数据", "data"), tokens(n)));
+        match (w.train_tokens, w.epochs) {
+            (Some(n), Some(e)) => parts.push(format!(
+                "{} {} tokens × {e} epochs",
+                t(lang, "数据", "data"),
+                tokens(n / e)
+            )),
+            (Some(n), None) => {
+                parts.push(format!("{} {} tokens", t(lang, "数据", "data"), tokens(n)));
+            }
+            _ => {}
         }
     } else {
         parts.push(format!("{} {}", t(lang, "上下文", "context"), w.context));

@@ -876,3 +876,51 @@ fn training_knobs_as_config_keys_a_trillion_in_wan_yi_and_amount_follow_ups() {
         "intent=recommend",
     );
 }
+
+#[test]
+fn epochs_multiply_the_tokens_trained_on() {
+    let f = check_fields;
+    let q = "Qwen2.5-14B full finetune，1B tokens，8x A100 80G，要跑多久？";
+    f(
+        &[q],
+        &["workload.train_tokens"],
+        "workload.train_tokens=1000000000.0",
+    );
+    // As a follow-up, and in the same question.
+    f(
+        &[q, "那跑 3 个 epoch 呢？"],
+        &["workload.train_tokens"],
+        "workload.train_tokens=3000000000.0",
+    );
+    f(
+        &["Qwen2.5-7B LoRA on 300M tokens, 2 epochs, which gpu?"],
+        &["workload.train_tokens"],
+        "workload.train_tokens=600000000.0",
+    );
+    let (a, _) = advisor().answer(
+        "Qwen2.5-7B LoRA on 300M tokens, 2 epochs, which gpu?",
+        &State::default(),
+    );
+    assert!(
+        a.reply().contains("300M tokens × 2 epochs"),
+        "{}",
+        a.reply()
+    );
+    // Three times the tokens, three times the hours.
+    let hours = |turns: &[&str]| {
+        let mut state = State::default();
+        let mut h = None;
+        for t in turns {
+            let (a, next) = advisor().answer(t, &state);
+            state = next;
+            h = a.estimate.as_ref().and_then(|e| e.train_hours);
+        }
+        h.unwrap_or(0.0)
+    };
+    let one = hours(&[q]);
+    let three = hours(&[q, "那跑 3 个 epoch 呢？"]);
+    assert!(
+        one > 0.0 && (three / one - 3.0).abs() < 0.01,
+        "{one} {three}"
+    );
+}

@@ -105,6 +105,7 @@ names! {
         AddonDisk = "addon.disk",
         AddonBandwidth = "addon.bandwidth",
         MicroBatch = "micro_batch",
+        Epochs = "epochs",
         BudgetAmount = "budget.amount",
         MoneyQuotedBefore = "money.quoted.before",
         QuoteElsewhere = "quote.elsewhere",

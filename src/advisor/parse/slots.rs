@@ -241,6 +241,10 @@ pub fn numbers(
     .map(|v| v as u32);
     a.micro_batch =
         bounded(num(Slot::MicroBatch, false), "batch", 1e5, &mut invalid).map(|v| v as u32);
+    let epochs = lex
+        .find_in(scan, Slot::Epochs, text, false)
+        .filter(|f| f.value > 0.0);
+    a.epochs = bounded(epochs.map(|f| f.value), "epochs", 1e4, &mut invalid);
     let tokens_found = tokens_b.or_else(|| {
         lex.find_in(scan, Slot::TrainTokens, text, false)
             .filter(|f| f.value >= 1e6)
@@ -271,6 +275,10 @@ pub fn numbers(
     // A count of samples is never money or a load; their length is the data's when used.
     let length = sample_tokens.filter(|_| a.train_tokens.is_some());
     for f in samples.iter().chain(length.iter()) {
+        taken.push((f.start, f.end));
+        claimed.push(f.num);
+    }
+    if let Some(f) = epochs.filter(|_| a.epochs.is_some()) {
         taken.push((f.start, f.end));
         claimed.push(f.num);
     }
