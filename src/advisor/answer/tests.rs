@@ -924,3 +924,24 @@ fn epochs_multiply_the_tokens_trained_on() {
         "{one} {three}"
     );
 }
+
+#[test]
+fn a_model_trained_before_and_served_now_is_served() {
+    let f = check_fields;
+    f(
+        &["After fine-tuning Llama-3.1-8B we'll serve about 200 concurrent users at 4k context. How many A100 40G do we need?"],
+        &["workload.task", "workload.concurrency"],
+        "workload.task=inference workload.concurrency=200",
+    );
+    f(
+        &["Qwen2.5-7B 微调完要部署给 50 个客服同时用，要几张卡"],
+        &["workload.task", "workload.concurrency"],
+        "workload.task=inference workload.concurrency=50",
+    );
+    // Training asked as such stays training.
+    f(
+        &["fine-tune Llama-3.1-8B, then serve it, which gpu for the fine-tuning?"],
+        &["workload.task"],
+        "workload.task=lora",
+    );
+}

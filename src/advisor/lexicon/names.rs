@@ -73,6 +73,7 @@ names! {
         TaskPretrain = "task.pretrain",
         TaskTrain = "task.train",
         TaskInference = "task.inference",
+        TaskTrained = "task.trained",
         TaskRun = "task.run",
         TaskImage = "task.image",
         PrecisionFp32 = "precision.fp32",

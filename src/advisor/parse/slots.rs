@@ -68,6 +68,18 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
                     .iter()
                     .any(|f| !negated(lex, text, f.start)))
     };
+    // "After fine-tuning X we'll serve 200 users": training words inside the model's
+    // history, with a serving word, are not the task.
+    let trained = lex.all_in(scan, Slot::TaskTrained, text, false);
+    let history_only = |s: Slot| {
+        !trained.is_empty()
+            && lex.has_in(scan, Slot::TaskInference)
+            && lex.all_in(scan, s, text, false).iter().all(|f| {
+                trained
+                    .iter()
+                    .any(|t| t.start <= f.start && f.start < t.end)
+            })
+    };
     a.task = [
         (Slot::TaskQlora, Task::Qlora),
         (Slot::TaskPretrain, Task::Pretrain),
@@ -77,7 +89,7 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
         (Slot::TaskTrain, Task::Full),
     ]
     .iter()
-    .find(|&&(s, _)| stated(s))
+    .find(|&&(s, _)| stated(s) && !history_only(s))
     .map(|(_, t)| *t)
     .filter(|&t| t != Task::Full || !serving_asked_last(lex, scan, text))
     .or_else(|| {
