@@ -945,3 +945,29 @@ fn a_model_trained_before_and_served_now_is_served() {
         "workload.task=lora",
     );
 }
+
+#[test]
+fn an_amount_quoted_as_a_price_is_not_the_budget() {
+    let f = check_fields;
+    f(
+        &["rent vs buy: an A100 40G is 2800 a month with you, right? at what point does buying one make more sense?"],
+        &["intent", "constraints.budget_cny_month"],
+        "intent=price constraints.budget_cny_month=-",
+    );
+    f(
+        &["别家 A100 才一千多一个月，你们要 2800，差这么多是为啥"],
+        &["intent", "constraints.budget_cny_month", "topics"],
+        r#"intent=faq constraints.budget_cny_month=- topics=["pitfall-unit-price-only"]"#,
+    );
+    f(
+        &["cheap t4s for fine tuning a 3b model theyre only 900 a month right"],
+        &["workload.task", "constraints.budget_cny_month"],
+        "workload.task=lora constraints.budget_cny_month=-",
+    );
+    // The customer's own amount stays a budget.
+    f(
+        &["we can pay 2800 a month, what can we rent?"],
+        &["constraints.budget_cny_month"],
+        "constraints.budget_cny_month=2800.0",
+    );
+}

@@ -119,6 +119,7 @@ names! {
         Days = "days",
         ConcurrencyPeak = "concurrency.peak",
         BudgetTotal = "budget.total",
+        MoneyQuoted = "money.quoted",
         MonthsQuarter = "months.quarter",
         Years = "years",
         PeriodYear = "period.year",

@@ -301,6 +301,12 @@ pub fn numbers(
         );
     }
     // Money is read with card names blanked out: "3090 per year" is a card.
+    // An amount quoted as a price ("你们要 2800") is not the budget.
+    taken.extend(
+        lex.all_in(scan, Slot::MoneyQuoted, text, false)
+            .iter()
+            .map(|f| f.num),
+    );
     let money = money(lex, scan, blanked, fx, hours_per_month, quantities, &taken);
     a.budget_cny = bounded(money.map(|m| m.per_month), "budget", 1e9, &mut invalid);
     claimed.extend(money.filter(|_| a.budget_cny.is_some()).map(|m| m.num));
