@@ -214,6 +214,14 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
                     Intent::Feasibility
                 }
                 _ if a.budget_cny.is_some() => Intent::Recommend,
+                // "will it still fit?" after a workload on a card: the verdict on that card.
+                _ if p.cue(Cue::Feasibility)
+                    && merged.gpu.is_some()
+                    && !p.cue(Cue::Recommend)
+                    && !p.cue(Cue::RecommendAsk) =>
+                {
+                    Intent::Feasibility
+                }
                 Intent::Feasibility | Intent::Recommend => prev.intent,
                 _ => Intent::Recommend,
             };

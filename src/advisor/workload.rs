@@ -266,6 +266,7 @@ impl Asked {
     pub fn stored(mut self) -> Asked {
         self.task_run_only = false;
         self.domestic_lifted = false;
+        self.serving.engine_by_quant = false;
         self
     }
 

@@ -971,3 +971,31 @@ fn an_amount_quoted_as_a_price_is_not_the_budget() {
         "constraints.budget_cny_month=2800.0",
     );
 }
+
+#[test]
+fn follow_ups_keep_the_card_the_engine_and_read_a_smaller_budget() {
+    let f = check_fields;
+    // A can-it follow-up is the verdict on the card said before; a GGUF quant named
+    // after Ollama is Ollama's.
+    f(
+        &[
+            "gemma 3 27b on a 3090 with ollama",
+            "q4_k_m and like 20k context will it still fit",
+        ],
+        &["intent", "verdict.gpu", "serving.engine"],
+        "intent=feasibility verdict.gpu=rtx3090 serving.engine=ollama",
+    );
+    f(
+        &[
+            "budget 5k rmb a month want to serve a 14b model",
+            "ok what if i can only do 2000",
+        ],
+        &["constraints.budget_cny_month"],
+        "constraints.budget_cny_month=2000.0",
+    );
+    f(
+        &["ran deepseek r1 distill qwen 32b on my 4090 with ollama want to rent something to serve it to my team of 8 what do i get"],
+        &["workload.concurrency"],
+        "workload.concurrency=8",
+    );
+}

@@ -97,9 +97,11 @@ pub fn serving(
     if s.gguf_bits.is_none() && s.engine == Some(Engine::Ollama) && a.precision.is_none() {
         s.gguf_bits = GGUF_BITS.iter().find(|(d, _)| *d == 4).map(|(_, b)| *b);
     }
+    s.engine_by_quant = named.iter().all(quant_only) && s.engine == Some(Engine::LlamaCpp);
     if let Some(bits) = s.gguf_bits {
         if s.engine.is_none() {
             s.engine = Some(Engine::LlamaCpp);
+            s.engine_by_quant = true;
         }
         a.precision = Some(if bits <= 5.0 {
             Precision::Int4

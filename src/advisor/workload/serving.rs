@@ -68,6 +68,10 @@ impl Engine {
 pub struct ServingAsk {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub engine: Option<Engine>,
+    /// The engine was read only from a GGUF quant's name ("Q4_K_M"), which Ollama runs
+    /// as well: an Ollama said before stays. Read from this turn only: never stored.
+    #[serde(skip)]
+    pub engine_by_quant: bool,
     /// Prompt tokens of the average request.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u32>,
@@ -226,6 +230,10 @@ impl ServingAsk {
             vllm_release,
             gguf_bits
         );
+        if self.engine_by_quant && prev.engine == Some(Engine::Ollama) {
+            m.engine = prev.engine;
+        }
+        m.engine_by_quant = false;
         m.eager |= self.eager;
         m.offline = self.offline;
         // A QPS said now replaces a day's count; hours or a count said now give the peak again.
