@@ -149,7 +149,7 @@ fn main() -> ExitCode {
         } => cli::ask(&advisor, *json, *jsonl, &question.join(" ")),
         Command::Check => cli::check(&cli.catalog, &cli.intents, &advisor),
         Command::DiscordCommands => {
-            println!("{:#}", discord::command_definitions(&advisor.catalog));
+            cli::outln!("{:#}", discord::command_definitions(&advisor.catalog));
             ExitCode::SUCCESS
         }
         Command::Eval { file } => cli::eval::run(&advisor, file),

@@ -324,18 +324,18 @@ pub fn run(advisor: &Advisor, file: &Path) -> ExitCode {
         if bad.is_empty() {
             passed += 1;
         } else {
-            println!(
+            outln!(
                 "FAIL {}: {}",
                 case["id"].as_str().unwrap_or("?"),
                 bad.join(", ")
             );
         }
     }
-    println!("\nfield             ok/all");
+    outln!("\nfield             ok/all");
     for (k, (ok, all)) in &fields {
-        println!("  {k:16} {ok:4}/{all:<4}");
+        outln!("  {k:16} {ok:4}/{all:<4}");
     }
-    println!("\nintent            precision  recall");
+    outln!("\nintent            precision  recall");
     for (k, (tp, exp, pred)) in &intents {
         let p = if *pred > 0 {
             *tp as f64 / *pred as f64
@@ -347,8 +347,8 @@ pub fn run(advisor: &Advisor, file: &Path) -> ExitCode {
         } else {
             0.0
         };
-        println!("  {k:16} {p:9.2} {r:7.2}");
+        outln!("  {k:16} {p:9.2} {r:7.2}");
     }
-    println!("\n{passed} passed, {} failed", total - passed);
+    outln!("\n{passed} passed, {} failed", total - passed);
     ExitCode::SUCCESS
 }

@@ -1,6 +1,16 @@
 //! The commands: `ask` (the reply, its JSON, a JSONL conversation), `check`, `eval`,
 //! `report`, and `serve`'s settings and logs before `server::run` takes over.
 
+/// `println!` to stdout that stops quietly when the reader has gone ("check | head -1"):
+/// a closed pipe is no error of ours, and never a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+pub(crate) use outln;
+
 pub mod eval;
 pub mod model;
 
@@ -54,7 +64,7 @@ pub fn ask(advisor: &Advisor, json: bool, jsonl: bool, question: &str) -> ExitCo
 
 pub fn check(catalog: &Path, intents: &Path, advisor: &Advisor) -> ExitCode {
     let c = &advisor.catalog;
-    println!(
+    outln!(
         "ok: {} GPUs, {} offers, {} models, {} topics; {} intent entries (catalog {}, intents {})",
         c.gpus.len(),
         c.offers.len(),
@@ -75,7 +85,7 @@ pub fn check(catalog: &Path, intents: &Path, advisor: &Advisor) -> ExitCode {
     // How well the topics' example questions stand for each other: an example that
     // routes elsewhere with itself left out wants a sibling (BENCHMARKS.md).
     let loo = advisor.parser.topic_leave_one_out(c);
-    println!(
+    outln!(
         "topic examples: {} of {} reach their topic with themselves left out",
         loo.iter().filter(|l| l.hit()).count(),
         loo.len()
@@ -91,9 +101,9 @@ pub fn report(advisor: &Advisor, file: &Path, top: usize) -> ExitCode {
     match std::fs::read_to_string(file) {
         Ok(text) => {
             let list = gpu_advisor::app::misses::summarise(&text);
-            println!("{} distinct unanswered questions", list.len());
+            outln!("{} distinct unanswered questions", list.len());
             for (q, n) in list.iter().take(top) {
-                println!("{n:6}  {q}");
+                outln!("{n:6}  {q}");
             }
             let mut groups: Vec<(&str, Vec<(String, usize)>)> = vec![
                 ("model", Vec::new()),
@@ -118,12 +128,12 @@ pub fn report(advisor: &Advisor, file: &Path, top: usize) -> ExitCode {
             }
             for (name, items) in groups {
                 let total: usize = items.iter().map(|(_, n)| n).sum();
-                println!(
+                outln!(
                     "\nmissing {name}: {total} questions, {} distinct",
                     items.len()
                 );
                 for (q, n) in items.into_iter().take(top) {
-                    println!("{n:6}  {q}");
+                    outln!("{n:6}  {q}");
                 }
             }
             ExitCode::SUCCESS

@@ -16,7 +16,7 @@ pub fn import_config(path: &Path, opts: &ImportOptions) -> ExitCode {
     };
     match import(&text, opts) {
         Ok(m) => {
-            println!(
+            outln!(
                 "# {}: {} B parameters, {} B active (counted from {})",
                 m.id,
                 format_b(m.params_b),
