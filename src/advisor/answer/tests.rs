@@ -999,3 +999,19 @@ fn follow_ups_keep_the_card_the_engine_and_read_a_smaller_budget() {
         "workload.concurrency=8",
     );
 }
+
+#[test]
+fn a_team_size_for_a_served_model_and_a_context_word_that_is_not_a_length() {
+    let f = check_fields;
+    f(
+        &["Qwen2.5-Coder-32B-Instruct for our dev team: 25 engineers, 16k context, mostly autocomplete. What would you rent?"],
+        &["workload.concurrency", "workload.context_tokens"],
+        "workload.concurrency=25 workload.context_tokens=16384",
+    );
+    // "so you have the context: we're at ~20k daily actives" gives no context length.
+    f(
+        &["pasting from our channel so you have the context: we're at ~20k daily actives, avg prompt ~1200 tokens, replies ~250 tokens, model is Mistral-7B-Instruct-v0.3"],
+        &["workload.context_tokens", "workload.concurrency"],
+        "workload.context_tokens=1450 workload.concurrency=1000",
+    );
+}
