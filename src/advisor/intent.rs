@@ -309,6 +309,15 @@ fn workload_intent(p: &Parsed, a: &Asked) -> Intent {
     if p.cue(Cue::CountAsk) && a.gpu_count.is_none() || p.cue(Cue::CountAskMachines) {
         return Intent::Recommend;
     }
+    // "8x A100 80GB with Qwen3-235B: how many concurrent requests?": the capacity of the
+    // configuration named, not another one.
+    if !a.gpus.is_empty()
+        && a.gpu_count.is_some()
+        && (a.serving.asks_max_concurrency || a.serving.asks_max_context)
+        && !p.cue(Cue::RecommendAsk)
+    {
+        return Intent::Feasibility;
+    }
     // "之前有人说单张 4090 就够了……请给出推荐配置": a configuration asked for outright.
     if p.cue(Cue::RecommendAsk) && !p.cue(Cue::Escalate) {
         return Intent::Recommend;

@@ -1015,3 +1015,18 @@ fn a_team_size_for_a_served_model_and_a_context_word_that_is_not_a_length() {
         "workload.context_tokens=1450 workload.concurrency=1000",
     );
 }
+
+#[test]
+fn the_capacity_of_a_named_configuration_is_asked_of_it() {
+    let f = check_fields;
+    f(
+        &["8x A100 80GB with Qwen3-235B-A22B in bf16, max-model-len 32768: how many concurrent 1k-in/1k-out requests before latency goes bad?"],
+        &["intent", "verdict.gpu", "serving.output_tokens"],
+        "intent=feasibility verdict.gpu=a100-80g serving.output_tokens=1024",
+    );
+    f(
+        &["T4 上跑 chatglm3-6b 的 int4 量化版，16G 显存应该绰绰有余吧"],
+        &["intent", "verdict.fits"],
+        "intent=feasibility verdict.fits=true",
+    );
+}

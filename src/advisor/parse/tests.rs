@@ -399,7 +399,7 @@ fn a_declined_engine_is_not_the_engine() {
 fn a_price_quoted_elsewhere_is_neither_a_budget_nor_a_price_question() {
     check(
         "有一家 3090 报价 1100/月，听说有些是矿卡翻新的",
-        "lang=zh gpus=rtx3090 topics=used-cards,pitfall-used-cards",
+        "lang=zh gpus=rtx3090 topics=pitfall-used-cards,used-cards",
     );
     check(
         "another provider quoted us ¥9000 a month for an A100 80G, is yours new hardware?",
@@ -917,9 +917,10 @@ fn casual_can_it_questions_billing_modes_and_replacing_cards() {
         "lang=en gpus=h100-sxm cues=price,billing_mode topics=billing",
     );
     check("A100 40G 日租多少？", "lang=zh gpus=a100-40g cues=price");
+    // A run that keeps crashing, "is it the card?": how to check the cards (monitoring).
     check(
         "4 张 3090 用 deepspeed 全参训练 Qwen2.5-7B 一直挂，是不是卡的问题？该换什么",
-        "lang=zh gpus=rtx3090 count=4 model=qwen2.5-7b task=full cues=replace,diagnostic",
+        "lang=zh gpus=rtx3090 count=4 model=qwen2.5-7b task=full cues=replace,diagnostic topics=monitoring",
     );
     check("qwen2.5_72b_instruct_awq 单卡 a100-80g 能跑吗，ctx 4k", "lang=zh gpus=a100-80g count=1 model=qwen2.5-72b task=inference precision=int4 context=4096 cues=feasibility");
 }
@@ -1025,7 +1026,7 @@ fn questions_beside_a_workload_other_providers_quotes_and_kv_cache_said_twice() 
     // Another provider's quote asks no price.
     check(
         "有家報價 A100 比你們便宜一千多，說是拆機卡，能租嗎？",
-        r#"lang=zh gpus=a100-40g cues=compare topics=pitfall-unit-price-only,used-cards,pitfall-used-cards"#,
+        r#"lang=zh gpus=a100-40g cues=compare topics=pitfall-unit-price-only,pitfall-used-cards,used-cards"#,
     );
     check("A100 报价多少", r#"lang=zh gpus=a100-40g cues=price"#);
     // "for like 5 ppl" after a serving verb is the load.
@@ -1042,10 +1043,11 @@ fn questions_beside_a_workload_other_providers_quotes_and_kv_cache_said_twice() 
         "Qwen3-32B bf16, what if we enable the FP8 KV cache (--kv-cache-dtype fp8)?",
         r#"lang=en model=qwen3-32b precision=bf16 topics=concurrency,fp8"#,
     );
-    // An amount asked with a billing mode is a price.
+    // An amount asked with a billing mode is a price; paying for the whole year is a
+    // rental of twelve months (the annual price).
     check(
         "what do you charge for an RTX 3090 per month? any discount if we pay for the whole year",
-        r#"lang=en gpus=rtx3090 cues=price,billing_mode topics=billing"#,
+        r#"lang=en gpus=rtx3090 months=12 cues=price,billing_mode topics=billing"#,
     );
 }
 
