@@ -296,24 +296,25 @@ impl Fold {
             text
         };
         let text = self.spoken_english(text);
-        let text =
-            if (text.contains("百分之") || text.contains("p")) && self.percent.is_match(&text) {
-                self.percent
-                    .replace_all(&text, |c: &regex::Captures<'_>| {
-                        let n = c.get(2).or(c.get(1)).map_or("", |m| m.as_str());
-                        match n
-                            .parse::<f64>()
-                            .ok()
-                            .or_else(|| crate::advisor::numerals::parse_chinese(n))
-                        {
-                            Some(v) => format!("{v}%"),
-                            None => c[0].to_string(),
-                        }
-                    })
-                    .into_owned()
-            } else {
-                text
-            };
+        let text = if (text.contains("百分之") || text.contains("cent") || text.contains("pct"))
+            && self.percent.is_match(&text)
+        {
+            self.percent
+                .replace_all(&text, |c: &regex::Captures<'_>| {
+                    let n = c.get(2).or(c.get(1)).map_or("", |m| m.as_str());
+                    match n
+                        .parse::<f64>()
+                        .ok()
+                        .or_else(|| crate::advisor::numerals::parse_chinese(n))
+                    {
+                        Some(v) => format!("{v}%"),
+                        None => c[0].to_string(),
+                    }
+                })
+                .into_owned()
+        } else {
+            text
+        };
         let text = if text.contains("个w") {
             self.ge_w.replace_all(&text, "${1}万$2").into_owned()
         } else {

@@ -97,11 +97,9 @@ pub fn serving(
     if s.gguf_bits.is_none() && s.engine == Some(Engine::Ollama) && a.precision.is_none() {
         s.gguf_bits = GGUF_BITS.iter().find(|(d, _)| *d == 4).map(|(_, b)| *b);
     }
-    s.engine_by_quant = named.iter().all(quant_only) && s.engine == Some(Engine::LlamaCpp);
     if let Some(bits) = s.gguf_bits {
         if s.engine.is_none() {
             s.engine = Some(Engine::LlamaCpp);
-            s.engine_by_quant = true;
         }
         a.precision = Some(if bits <= 5.0 {
             Precision::Int4
@@ -109,6 +107,8 @@ pub fn serving(
             Precision::Int8
         });
     }
+    // Llama.cpp named by no word of its own, only by a quant (or by none): Ollama's too.
+    s.engine_by_quant = s.engine == Some(Engine::LlamaCpp) && named.iter().all(quant_only);
     let count = |slot: Slot, max: f64| {
         num(slot, true)
             .map(|f| f.value)

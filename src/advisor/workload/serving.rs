@@ -233,7 +233,6 @@ impl ServingAsk {
         if self.engine_by_quant && prev.engine == Some(Engine::Ollama) {
             m.engine = prev.engine;
         }
-        m.engine_by_quant = false;
         m.eager |= self.eager;
         m.offline = self.offline;
         // A QPS said now replaces a day's count; hours or a count said now give the peak again.
