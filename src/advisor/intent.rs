@@ -242,6 +242,11 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     {
         return (Intent::Faq, a.clone(), false);
     }
+    // "does the 4090 have FP8, or is that an H100-only thing?": whether a card has a
+    // feature, the topic's answer.
+    if p.cue(Cue::FeatureAsk) && !p.topics.is_empty() && !has_workload {
+        return (Intent::Faq, a.clone(), false);
+    }
     if compare {
         return (Intent::Compare, a.clone(), false);
     }
@@ -309,11 +314,15 @@ fn workload_intent(p: &Parsed, a: &Asked) -> Intent {
     if p.cue(Cue::CountAsk) && a.gpu_count.is_none() || p.cue(Cue::CountAskMachines) {
         return Intent::Recommend;
     }
-    // "8x A100 80GB with Qwen3-235B: how many concurrent requests?": the capacity of the
-    // configuration named, not another one.
+    // "8x A100 80GB with Qwen3-235B: how many concurrent requests?", "how many tok/s does
+    // Llama 3.1 8B do on one A100 40G?": the capacity or speed of the configuration
+    // named, not another one.
     if !a.gpus.is_empty()
         && a.gpu_count.is_some()
-        && (a.serving.asks_max_concurrency || a.serving.asks_max_context)
+        && (a.serving.asks_max_concurrency
+            || a.serving.asks_max_context
+            || a.serving.asks_speed
+            || a.serving.asks_throughput)
         && !p.cue(Cue::RecommendAsk)
     {
         return Intent::Feasibility;

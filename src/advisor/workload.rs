@@ -198,6 +198,9 @@ pub struct Asked {
     /// The same number read as a token count (`k` = 1024), for a context it changes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_to_tokens: Option<f64>,
+    /// The slot a bare change names ("预算打错了，是两万": the budget), if it names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed_slot: Option<ScaleTarget>,
     /// The value a correction says it replaces ("8k not 80k"), read plain and as tokens.
     #[serde(skip_serializing_if = "is_none_pair")]
     pub replaced: [Option<f64>; 2],
@@ -399,7 +402,16 @@ impl Asked {
             let context =
                 |c: Option<u32>| held(c.map(f64::from), tokens) || held(c.map(f64::from), plain);
             let replaced = (plain.is_some() || tokens.is_some()) && !held(prev.budget_cny, plain);
-            if replaced && context(prev.context) {
+            let named = self.changed_slot;
+            if named == Some(ScaleTarget::Budget) {
+                m.budget_cny = Some(v);
+                m.total_months = None;
+            } else if named == Some(ScaleTarget::Concurrency) {
+                m.concurrency = Some(v.round().clamp(1.0, 1e6) as u32);
+            } else if named == Some(ScaleTarget::Context) {
+                let v = self.changed_to_tokens.unwrap_or(v);
+                m.context = Some(v.round().clamp(1.0, 1e8) as u32);
+            } else if replaced && context(prev.context) {
                 let v = self.changed_to_tokens.unwrap_or(v);
                 m.context = Some(v.round().clamp(1.0, 1e8) as u32);
             } else if replaced && held(prev.concurrency.map(f64::from), plain) {
@@ -465,6 +477,7 @@ impl Asked {
         m.concurrency_change = None;
         m.changed_to = None;
         m.changed_to_tokens = None;
+        m.changed_slot = None;
         m.replaced = [None, None];
         // "batch 改成 8" alone, of a service, is its batch of concurrent requests, as in a
         // question of its own that says it serves (parse.rs); of a training job, its
@@ -529,20 +542,40 @@ fn name_size(name: &str) -> Option<(f64, Vec<String>, usize)> {
 /// "那 14B 呢" after a named model: the catalog's model of the same family whose name
 /// says that size and reads the same before it ("Qwen2.5-7B" → "Qwen2.5-14B",
 /// "Qwen3-8B" → "Qwen3-30B-A3B", never "Qwen3-Coder-30B-A3B"); the one with the fewest
-/// further name parts when several do. `None` when the catalog has no such model (a
-/// bare size is then a generic model).
+/// further name parts when several do. Failing that, the one model of that size whose
+/// name differs only in the word before the size ("DeepSeek-R1-Distill-Llama-8B" →
+/// "DeepSeek-R1-Distill-Qwen-14B", the only distilled 14B). `None` when the catalog has no
+/// such model (a bare size is then a generic model).
 pub fn sized_sibling(cat: &Catalog, model: &str, size_b: f64) -> Option<String> {
     let m = cat.model(model)?;
     let (_, prefix, _) = name_size(&m.name)?;
-    cat.models
+    let sized: Vec<_> = cat
+        .models
         .iter()
         .filter(|o| o.family == m.family)
         .filter_map(|o| {
             let (v, pre, parts) = name_size(&o.name)?;
-            ((v - size_b).abs() < 1e-6 && pre == prefix).then_some((parts, o))
+            ((v - size_b).abs() < 1e-6).then_some((pre, parts, o))
         })
-        .min_by_key(|(parts, _)| *parts)
-        .map(|(_, o)| o.id.clone())
+        .collect();
+    let exact = sized
+        .iter()
+        .filter(|(pre, _, _)| *pre == prefix)
+        .min_by_key(|(_, parts, _)| *parts);
+    if let Some((_, _, o)) = exact {
+        return Some(o.id.clone());
+    }
+    let stem = &prefix[..prefix.len().saturating_sub(1)];
+    let near: Vec<_> = sized
+        .iter()
+        .filter(|(pre, _, _)| {
+            pre.len() == prefix.len() && prefix.len() > 1 && pre.starts_with(stem)
+        })
+        .collect();
+    match near.as_slice() {
+        [(_, _, o)] => Some(o.id.clone()),
+        _ => None,
+    }
 }
 
 /// The architecture the estimator computes with.

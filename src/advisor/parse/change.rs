@@ -35,27 +35,39 @@ pub fn relative(
         .or_else(|| take(Slot::ChangeConcurrencyLess, -1.0))
         .filter(|d| d.abs() >= 1.0 && d.abs() <= 1e6)
         .map(|d| d as i64);
+    const TARGETS: [(Slot, ScaleTarget); 4] = [
+        (Slot::ChangeTargetBudget, ScaleTarget::Budget),
+        (Slot::ChangeTargetConcurrency, ScaleTarget::Concurrency),
+        (Slot::ChangeTargetContext, ScaleTarget::Context),
+        (Slot::ChangeTargetData, ScaleTarget::Data),
+    ];
+    let target = || {
+        TARGETS
+            .into_iter()
+            .find(|(s, _)| lex.has_in(scan, *s))
+            .map(|(_, t)| t)
+    };
     let factor = lex
         .find_in(scan, Slot::ChangeScaleUp, text, false)
         .or_else(|| lex.find_in(scan, Slot::ChangeScaleDown, text, false))
         .map(|f| f.value);
-    a.scaled = factor.map(|k| {
-        let target = [
-            (Slot::ChangeTargetBudget, ScaleTarget::Budget),
-            (Slot::ChangeTargetConcurrency, ScaleTarget::Concurrency),
-            (Slot::ChangeTargetContext, ScaleTarget::Context),
-            (Slot::ChangeTargetData, ScaleTarget::Data),
-        ]
-        .into_iter()
-        .find(|(s, _)| lex.has_in(scan, *s))
-        .map(|(_, t)| t);
-        (k, target)
-    });
+    a.scaled = factor.map(|k| (k, target()));
     a.changed_to = take(Slot::ChangeBare, 1.0).filter(|v| *v >= 1.0 && *v <= 1e9);
     if a.changed_to.is_some() {
         a.changed_to_tokens = lex
             .find_in(scan, Slot::ChangeBare, text, true)
             .map(|f| f.value);
+        // "预算打错了，是两万": the slot the change's own words name ("不对，还是 10，但上下文
+        // 要 32k" names none for its 10); a data size is not one a bare number changes.
+        let said = lex
+            .find_in(scan, Slot::ChangeBare, text, false)
+            .map(|f| &text[f.start..f.end]);
+        a.changed_slot = said.and_then(|said| {
+            TARGETS
+                .into_iter()
+                .find(|(s, t)| *t != ScaleTarget::Data && lex.find(*s, said).is_some())
+                .map(|(_, t)| t)
+        });
         a.replaced = [false, true].map(|tokens| {
             lex.find_in(scan, Slot::ChangeReplaced, text, tokens)
                 .map(|f| f.value)
@@ -95,6 +107,9 @@ mod tests {
         if let Some(v) = a.changed_to {
             got.push(format!("to={v}"));
         }
+        if let Some(t) = a.changed_slot {
+            got.push(format!("slot={t:?}"));
+        }
         if let Some((k, target)) = a.scaled {
             got.push(format!("scaled={k}:{target:?}"));
         }
@@ -125,6 +140,10 @@ mod tests {
         check("add 5 more users", "concurrency+5");
         check("并发降到 8", "concurrency=8");
         check("那提到 8000 呢", "to=8000");
+        check("预算打错了，是两万", "to=20000 slot=Budget");
+        check("sorry, 60 not 30", "to=60");
+        check("sorry 打错了，并发是 16 不是 6", "concurrency=16");
+        check("不对，还是 10，但上下文要 32k", "to=10");
     }
 
     #[test]

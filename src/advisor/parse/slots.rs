@@ -190,7 +190,9 @@ pub fn numbers(
     };
     // A number is one slot's: "4 路并发 8k 上下文" is 4 streams of 8k, so the context's
     // span is blanked out before the concurrency is read.
-    let context = lex.find_in(scan, Slot::Context, text, true);
+    let context = lex
+        .find_in(scan, Slot::ContextTarget, text, true)
+        .or_else(|| lex.find_in(scan, Slot::Context, text, true));
     // "how many 8k requests fit?": a request said by its length is the context, and its
     // number no count of requests.
     let sized = lex

@@ -675,7 +675,10 @@ fn tasks_said_around_their_negations_and_data_sizes() {
         "200k samples of ~2k tokens each, full fine-tune Qwen2.5-7B",
         "lang=en model=qwen2.5-7b task=full tokens=400000000",
     );
-    check("20 万条问答，要多少卡", "lang=zh task=inference");
+    check(
+        "20 万条问答，要多少卡",
+        "lang=zh task=inference cues=count.ask",
+    );
     check(
         "sglang 部署 Qwen2.5-32B，输出一般比较长，1000 token 上下",
         r#"lang=zh model=qwen2.5-32b task=inference output=1000 cues=compare topics=framework"#,
@@ -897,7 +900,7 @@ fn users_at_once_against_the_people_they_are_out_of() {
     );
     check(
         "internal hr chatbot, 2,000 employees, usage is light — maybe 2% at peak. gemma 3 12b. what should we rent?",
-        "lang=en model=gemma-3-12b task=inference daily=2000 cues=recommend",
+        "lang=en model=gemma-3-12b task=inference daily=2000 cues=recommend,recommend.ask",
     );
     check(
         "HF transformers 直接起个服务，Qwen2.5-7B，就 3 个人内部测一下，T4 够吗",
@@ -914,7 +917,7 @@ fn casual_can_it_questions_billing_modes_and_replacing_cards() {
     check("ok so full finetune qwen3-8b. will one h100 80gb do it or do i need more", "lang=en gpus=h100-sxm count=1 model=qwen3-8b task=full cues=feasibility,escalate,recommend");
     check(
         "do u guys bill by the hour or only monthly? just wanna poke at an h100 for an afternoon",
-        "lang=en gpus=h100-sxm cues=price,billing_mode topics=billing",
+        "lang=en gpus=h100-sxm cues=price,billing_mode,hourly topics=billing",
     );
     check("A100 40G 日租多少？", "lang=zh gpus=a100-40g cues=price");
     // A run that keeps crashing, "is it the card?": how to check the cards (monitoring).

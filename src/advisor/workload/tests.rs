@@ -225,6 +225,11 @@ fn a_size_alone_after_a_named_model_is_its_family_at_that_size() {
     );
     // Qwen3's 30B is the MoE, not the coder of the same family.
     assert_eq!(sib("qwen3-8b", 30.0).as_deref(), Some("qwen3-30b-a3b"));
+    // The only distilled 14B, though its base is another family.
+    assert_eq!(
+        sib("deepseek-r1-distill-llama-8b", 14.0).as_deref(),
+        Some("deepseek-r1-distill-qwen-14b")
+    );
     // No such size in the family, or no size in the name: a generic model.
     assert_eq!(sib("qwen2.5-7b", 13.0), None);
     assert_eq!(sib("mixtral-8x7b", 22.0), None);
