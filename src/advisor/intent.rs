@@ -233,6 +233,9 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     if p.cue(Cue::Why) && !p.topics.is_empty() && !p.cue(Cue::Feasibility) && !p.cue(Cue::Price) {
         return (Intent::Faq, a.clone(), false);
     }
+    if p.cue(Cue::WhyEnd) && !p.topics.is_empty() && a.gpus.len() < 2 && !p.amount_asked {
+        return (Intent::Faq, a.clone(), false);
+    }
     if p.cue(Cue::WhyLater)
         && !p.topics.is_empty()
         && a.gpus.len() < 2

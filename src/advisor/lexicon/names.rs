@@ -58,6 +58,7 @@ names! {
         Explain = "explain",
         Why = "why",
         WhyLater = "why.later",
+        WhyEnd = "why.end",
         FeatureAsk = "feature.ask",
         StorageAsk = "storage.ask",
         ReplyEn = "reply.en",
