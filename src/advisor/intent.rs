@@ -233,16 +233,11 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     if p.cue(Cue::Why) && !p.topics.is_empty() && !p.cue(Cue::Feasibility) && !p.cue(Cue::Price) {
         return (Intent::Faq, a.clone(), false);
     }
-    if p.cue(Cue::WhyEnd) && !p.topics.is_empty() && a.gpus.len() < 2 && !p.amount_asked {
-        return (Intent::Faq, a.clone(), false);
-    }
-    if p.cue(Cue::WhyLater)
-        && !p.topics.is_empty()
-        && a.gpus.len() < 2
-        && !has_workload
-        && !p.amount_asked
-        && !p.cue(Cue::Feasibility)
-    {
+    // A why that closes the message ("everyone says 4090 跑 70B 是个坑, why") asks why the
+    // statement before it holds, whatever workload the statement names.
+    let why_end = p.cue(Cue::WhyEnd);
+    let why_later = p.cue(Cue::WhyLater) && !has_workload && !p.cue(Cue::Feasibility);
+    if (why_end || why_later) && !p.topics.is_empty() && a.gpus.len() < 2 && !p.amount_asked {
         return (Intent::Faq, a.clone(), false);
     }
     // "does the 4090 have FP8, or is that an H100-only thing?": whether a card has a
