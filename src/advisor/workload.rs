@@ -402,27 +402,38 @@ impl Asked {
             let context =
                 |c: Option<u32>| held(c.map(f64::from), tokens) || held(c.map(f64::from), plain);
             let replaced = (plain.is_some() || tokens.is_some()) && !held(prev.budget_cny, plain);
-            let named = self.changed_slot;
-            if named == Some(ScaleTarget::Budget) {
-                m.budget_cny = Some(v);
-                m.total_months = None;
-            } else if named == Some(ScaleTarget::Concurrency) {
-                m.concurrency = Some(v.round().clamp(1.0, 1e6) as u32);
-            } else if named == Some(ScaleTarget::Context) {
-                let v = self.changed_to_tokens.unwrap_or(v);
-                m.context = Some(v.round().clamp(1.0, 1e8) as u32);
-            } else if replaced && context(prev.context) {
-                let v = self.changed_to_tokens.unwrap_or(v);
-                m.context = Some(v.round().clamp(1.0, 1e8) as u32);
-            } else if replaced && held(prev.concurrency.map(f64::from), plain) {
-                m.concurrency = Some(v.round().clamp(1.0, 1e6) as u32);
-            } else if prev.budget_cny.is_some() {
-                m.budget_cny = Some(v);
-            } else if prev.concurrency.is_some() {
-                m.concurrency = Some(v.round().clamp(1.0, 1e6) as u32);
-            } else if prev.context.is_some() {
-                let v = self.changed_to_tokens.unwrap_or(v);
-                m.context = Some(v.round().clamp(1.0, 1e8) as u32);
+            // "预算打错了，是两万": the slot the change names, else the one holding the value
+            // it replaces, else the budget, concurrency or context the last turn stated.
+            let slot = self.changed_slot.or_else(|| {
+                if replaced && context(prev.context) {
+                    Some(ScaleTarget::Context)
+                } else if replaced && held(prev.concurrency.map(f64::from), plain) {
+                    Some(ScaleTarget::Concurrency)
+                } else if prev.budget_cny.is_some() {
+                    Some(ScaleTarget::Budget)
+                } else if prev.concurrency.is_some() {
+                    Some(ScaleTarget::Concurrency)
+                } else if prev.context.is_some() {
+                    Some(ScaleTarget::Context)
+                } else {
+                    None
+                }
+            });
+            match slot {
+                Some(ScaleTarget::Budget) => {
+                    m.budget_cny = Some(v);
+                    if self.changed_slot.is_some() {
+                        m.total_months = None;
+                    }
+                }
+                Some(ScaleTarget::Concurrency) => {
+                    m.concurrency = Some(v.round().clamp(1.0, 1e6) as u32);
+                }
+                Some(ScaleTarget::Context) => {
+                    let v = self.changed_to_tokens.unwrap_or(v);
+                    m.context = Some(v.round().clamp(1.0, 1e8) as u32);
+                }
+                Some(ScaleTarget::Data) | None => {}
             }
         }
         // "double the data", "并发翻倍": the slot named, else the previous turn's data
