@@ -121,12 +121,25 @@ impl Advisor {
         // A load with no model is kept for the model named next.
         let keep = !matches!(intent, Intent::Unknown | Intent::Help)
             || (intent == Intent::Unknown && unknown::load_without_model(&asked));
+        // A topic question between a workload and its follow-ups ("数据不能出境" then "并发
+        // 15 就够了") keeps the workload for them, with what the question stated.
+        let stored = match state.last.as_ref() {
+            Some(prev)
+                if intent == Intent::Faq
+                    && !followup
+                    && !asked.has_workload()
+                    && prev.asked.has_workload() =>
+            {
+                asked.over(&prev.asked).stored()
+            }
+            _ => asked.stored(),
+        };
         let next = State {
             turns: state.turns.saturating_add(1),
             last: if keep {
                 Some(Turn {
                     intent,
-                    asked: asked.stored(),
+                    asked: stored,
                     topics: answer.topics.clone(),
                 })
             } else {

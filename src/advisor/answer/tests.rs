@@ -251,6 +251,47 @@ fn a_load_said_again_another_way_replaces_it_and_instead_leaves_the_card_out() {
 #[test]
 fn follow_ups_change_one_slot_and_keep_the_rest() {
     let f = check_fields;
+    // A correction that names no earlier value: the slot its words name.
+    f(
+        &[
+            "预算一万，想跑个七百亿参数的量化版做推理",
+            "预算打错了，是两万",
+        ],
+        &[
+            "intent",
+            "constraints.budget_cny_month",
+            "workload.precision",
+        ],
+        "intent=recommend constraints.budget_cny_month=20000.0 workload.precision=int4",
+    );
+    f(
+        &[
+            "need to serve llama 3.1 70b for an internal tool",
+            "around 30 concurrent users",
+            "sorry, 60 not 30",
+        ],
+        &["intent", "workload.concurrency", "workload.model"],
+        "intent=recommend workload.concurrency=60 workload.model=llama-3.1-70b",
+    );
+    // A model said again after "打错了": the same question on that model.
+    f(
+        &[
+            "qwen1.5-72b 全参 sft，cutoff_len 1024，2 台 8 卡 A100 80G 够不够",
+            "sorry 打错了，模型是 qwen1.5-32b 不是 72b",
+        ],
+        &["intent", "workload.model", "workload.task", "verdict.count"],
+        "intent=feasibility workload.model=qwen1.5-32b workload.task=full verdict.count=16",
+    );
+    // A topic question in between keeps the workload for the follow-up after it.
+    f(
+        &[
+            "我们是律所，想私有化部署 Qwen2.5-32B 做合同审查",
+            "数据不能出境，只能放内地机房",
+            "并发 15 就够了",
+        ],
+        &["intent", "workload.model", "workload.concurrency"],
+        "intent=recommend workload.model=qwen2.5-32b workload.concurrency=15",
+    );
     // A correction names the value it replaces: that slot changes, the rest stays.
     f(
         &[
