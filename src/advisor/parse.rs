@@ -9,11 +9,12 @@
 //! knowledge topics, scored against their example questions). The intent is decided
 //! from the cues and these by `intent`.
 
+mod aside;
 mod change;
 mod entities;
 mod memory_wish;
 mod models;
-mod normalise;
+pub(crate) mod normalise;
 mod quantities;
 mod recipe;
 mod serving;
@@ -225,8 +226,67 @@ impl Parser {
         Missing::Topic(self.triggers.nearest(&text, 3))
     }
 
-    /// Parses one question.
+    /// Parses one question. Asides ahead of it (someone else's claim, an earlier attempt,
+    /// a price seen elsewhere) state no cards, counts or budgets of the question's; a
+    /// workload they describe stands when the question names none ([`aside`]).
     pub fn parse(&self, raw: &str, usd_cny: f64) -> Parsed {
+        let full = self.parse_one(raw, usd_cny);
+        if full.empty {
+            return full;
+        }
+        let text = normalise::question(&self.lex, raw);
+        let Some(question) = aside::question_only(&self.lex, &text) else {
+            return full;
+        };
+        let mut p = self.parse_one(&question, usd_cny);
+        let replaces = p.cue(Cue::Replace) || p.cue(Cue::Instead);
+        let (a, f) = (&mut p.asked, &full.asked);
+        if a.model.is_none() && a.size_b.is_none() {
+            a.model.clone_from(&f.model);
+            a.size_b = f.size_b;
+            a.active_b = f.active_b;
+            if p.unknown_model.is_none() {
+                p.unknown_model.clone_from(&full.unknown_model);
+                p.family_named = full.family_named;
+            }
+        }
+        if a.task.is_none() {
+            a.task = f.task;
+        }
+        if a.precision.is_none() {
+            a.precision = f.precision;
+        }
+        if a.context.is_none() {
+            a.context = f.context;
+        }
+        if a.train_tokens.is_none() {
+            a.train_tokens = f.train_tokens;
+        }
+        // "Would 4 cards work?" after an attempt on one kind of card: that card.
+        if a.gpus.is_empty() && a.gpu_count.is_some() {
+            a.gpus.clone_from(&f.gpus);
+            a.gpu.clone_from(&f.gpu);
+        }
+        // "…on your V100S box crashes. What card should I use instead?": the cards it is
+        // about are the ones to replace.
+        if a.gpus.is_empty() && replaces {
+            a.gpus.clone_from(&f.gpus);
+            a.gpu.clone_from(&f.gpu);
+            a.gpu_count = f.gpu_count;
+        }
+        // The topics of the whole message, when it has any: an aside says what a topic
+        // question is about ("Hardware died mid-training last time… How fast do you move
+        // us?").
+        if !full.topics.is_empty() {
+            p.topics.clone_from(&full.topics);
+            p.near_topics.clone_from(&full.near_topics);
+        }
+        p.lang = full.lang;
+        p.lang_sure = full.lang_sure;
+        p
+    }
+
+    fn parse_one(&self, raw: &str, usd_cny: f64) -> Parsed {
         let text = normalise::question(&self.lex, raw);
         let mut p = Parsed {
             empty: text.is_empty(),

@@ -1,0 +1,141 @@
+//! Asides ahead of the question: someone else's claim ("有人说满血 R1 用 8 张 A100 就够",
+//! "A colleague insists 8x A100 is enough"), an earlier attempt ("之前 2 张 A800 部署
+//! qwen-72b…"), a price seen elsewhere ("Vast lists 4090s from $0.31/h"), what the
+//! customer read ("I read that…"), or hardware the customer already has when the question
+//! asks what to rent ("我们公司有台 8 卡 4090 在跑别的业务…推荐租什么"). Their cards,
+//! counts, budgets and prices are not the question's; the question is what follows.
+//!
+//! The markers are data (`aside.*` in intents/slots.toml). A sentence is an aside when it
+//! has a marker and a sentence without one follows; a contrast after the marker in the
+//! same sentence ("…被驳回了，这次老板批了每月一万二") ends the aside there.
+
+use crate::advisor::lexicon::{Lexicon, Slot};
+
+/// The sentences of normalised `text`: ends at ? ! ; 。, a line break, or a full stop
+/// followed by a space ("Qwen2.5-7B" and "v0.10.1" go on).
+fn sentences(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    for (i, c) in text.char_indices() {
+        let end = i + c.len_utf8();
+        let split = match c {
+            '?' | '!' | ';' | '。' | '\n' => true,
+            '.' => text[end..].chars().next().is_none_or(char::is_whitespace),
+            _ => false,
+        };
+        if split {
+            out.push((from, end));
+            from = end;
+        }
+    }
+    if !text[from..].trim().is_empty() {
+        out.push((from, text.len()));
+    }
+    out
+}
+
+/// `text` (normalised) without its asides, when it has any and a question follows them.
+pub fn question_only(lex: &Lexicon, text: &str) -> Option<String> {
+    let parts = sentences(text);
+    if parts.len() < 2 {
+        return None;
+    }
+    // Each sentence's aside, as a byte range (empty when it has none): from the start of
+    // the clause with the marker ("手上只有一张 4090，之前跑 7B…" keeps its card) to the
+    // sentence's end or a contrast.
+    let mut cut: Vec<(usize, usize)> = Vec::with_capacity(parts.len());
+    for (k, &(from, to)) in parts.iter().enumerate() {
+        let s = &text[from..to];
+        let later = &text[to..];
+        // The first marker in the sentence.
+        let scan = lex.scan(s);
+        let marker = lex
+            .all_in(&scan, Slot::AsideOther, s, false)
+            .into_iter()
+            .min_by_key(|m| m.start)
+            .or_else(|| {
+                lex.find(Slot::AsideOwned, s)
+                    .filter(|_| lex.find(Slot::AsideRent, later).is_some())
+            });
+        // A question is no aside ("听说两张 A100 40G 就够？"), nor a claim the rest asks
+        // about ("People say Scout fits on one H100. True with an 8k context?").
+        let asks = s.trim_end().ends_with('?') || lex.find(Slot::AsideVerify, later).is_some();
+        let aside = match marker {
+            Some(m) if k + 1 < parts.len() && !asks => {
+                let start = s[..m.end].rfind([',', ':']).map_or(from, |i| from + i + 1);
+                let end = lex
+                    .find(Slot::AsideEnd, &s[m.end..])
+                    .map_or(to, |e| from + m.end + e.start);
+                (start, end)
+            }
+            _ => (from, from),
+        };
+        cut.push(aside);
+    }
+    // The last sentence is the question: no aside in it.
+    if cut.iter().all(|(start, end)| start == end) {
+        return None;
+    }
+    let kept: String = parts
+        .iter()
+        .zip(&cut)
+        .map(|(&(from, to), &(start, end))| format!("{}{}", &text[from..start], &text[end..to]))
+        .collect();
+    (!kept.trim().is_empty()).then_some(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::question_only;
+    use crate::advisor::fixtures::advisor;
+
+    fn check(question: &str, expected: Option<&str>) {
+        let lex = advisor().parser.lexicon();
+        let text = crate::advisor::parse::normalise::question(lex, question);
+        let got = question_only(lex, &text);
+        assert_eq!(got.as_deref().map(str::trim), expected, "{question:?}");
+    }
+
+    #[test]
+    fn asides_ahead_of_the_question_are_left_out() {
+        check(
+            "A colleague insists 8x A100 80G is enough. Without any offload, what would you rent for Llama-3-70B?",
+            Some("without any offload, what would you rent for llama-3-70b?"),
+        );
+        check(
+            "上个季度申请的每月 2000 预算被财务驳回了，这次老板批了每月一万二。这个预算能租到什么卡？",
+            Some(",这次老板批了每月一万二。这个预算能租到什么卡?"),
+        );
+        // Cards the customer has are the question's when it asks whether they run it.
+        check("我们公司有台 8 卡 4090。能跑 Qwen2.5-72B 吗？", None);
+        check(
+            "我们公司有台 8 卡 4090 在跑别的业务。另外想租卡跑 Qwen2.5-32B，推荐租什么？",
+            Some("另外想租卡跑 qwen2.5-32b,推荐租什么?"),
+        );
+        // One sentence, a claim asked about, or a question: nothing left out.
+        check("有人说 4090 能跑 70B，真的吗？", None);
+        check("有人说 4090 能跑 70B。真的吗？", None);
+        check(
+            "想 QLoRA 一下 Llama-3.3-70B，听说两张 A100 40G 就够？那一个月多少钱",
+            None,
+        );
+        check("4 张 A100 40G 能跑 Qwen-72B 吗？", None);
+    }
+
+    #[test]
+    fn the_question_keeps_the_workload_an_aside_describes_but_not_its_cards() {
+        let parse = |q: &str| advisor().parser.parse(q, 7.2);
+        let p = parse(
+            "实验室那 8 张 3090 上 LoRA 微调 Qwen1.5-14B 爆显存了。这次打算在你们这租卡做同样的 LoRA，推荐哪种卡？",
+        );
+        assert_eq!(p.asked.model.as_deref(), Some("qwen1.5-14b"));
+        assert_eq!(p.asked.task, Some(crate::advisor::workload::Task::Lora));
+        assert!(p.asked.gpus.is_empty() && p.asked.gpu_count.is_none());
+        let p = parse("Elsewhere I've seen 8xH100 nodes at $20-32 per hour. Our ceiling is 20,000 yuan a month. What can we get?");
+        assert_eq!(p.asked.budget_cny, Some(20000.0));
+        assert!(p.asked.gpus.is_empty());
+        // Cards to replace stay the question's.
+        let p = parse("LoRA on Qwen2.5-7B on your V100S box crashes with OOM. What card should I use instead?");
+        assert_eq!(p.asked.gpus, vec!["v100s-32g".to_string()]);
+    }
+}
