@@ -498,6 +498,11 @@ impl Lexicon {
         }
     }
 
+    /// Every match of a cue or slot in normalised text (by pattern, then position).
+    pub fn all(&self, name: impl Name, text: &str) -> Vec<Found> {
+        self.entry(name).matches(text, false, None).collect()
+    }
+
     /// Whether a cue (or a slot without a number) is present.
     pub fn has(&self, name: impl Name, text: &str) -> bool {
         self.entry(name).patterns.iter().any(|re| re.is_match(text))

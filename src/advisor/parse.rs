@@ -108,6 +108,9 @@ pub struct Parsed {
     /// The lower end of a budget stated as a range ("五六千", "3-5k 一个月"), CNY a
     /// month; the budget is the upper end, and the reply says so.
     pub budget_low: Option<f64>,
+    /// A marker of an aside was found (someone else's claim, an earlier attempt…): the
+    /// question may be only part of the text ([`aside`]).
+    pub aside_marked: bool,
 }
 
 impl Parsed {
@@ -230,15 +233,16 @@ impl Parser {
     /// a price seen elsewhere) state no cards, counts or budgets of the question's; a
     /// workload they describe stands when the question names none ([`aside`]).
     pub fn parse(&self, raw: &str, usd_cny: f64) -> Parsed {
-        let full = self.parse_one(raw, usd_cny);
-        if full.empty {
+        let text = normalise::question(&self.lex, raw);
+        let full = self.parse_one(raw, text.clone(), usd_cny);
+        if full.empty || !full.aside_marked {
             return full;
         }
-        let text = normalise::question(&self.lex, raw);
         let Some(question) = aside::question_only(&self.lex, &text) else {
             return full;
         };
-        let mut p = self.parse_one(&question, usd_cny);
+        // Normalised already: normalising twice changes nothing.
+        let mut p = self.parse_one(&question, question.clone(), usd_cny);
         let replaces = p.cue(Cue::Replace) || p.cue(Cue::Instead);
         let (a, f) = (&mut p.asked, &full.asked);
         if a.model.is_none() && a.size_b.is_none() {
@@ -286,8 +290,8 @@ impl Parser {
         p
     }
 
-    fn parse_one(&self, raw: &str, usd_cny: f64) -> Parsed {
-        let text = normalise::question(&self.lex, raw);
+    /// Parses one question, `text` being `raw` normalised.
+    fn parse_one(&self, raw: &str, text: String, usd_cny: f64) -> Parsed {
         let mut p = Parsed {
             empty: text.is_empty(),
             ..Parsed::default()
@@ -312,6 +316,7 @@ impl Parser {
             p.cues.retain(|&c| c != Cue::Price);
         }
         p.amount_asked = lex.has_in(&scan, Slot::AmountAsk);
+        p.aside_marked = lex.has_in(&scan, Slot::AsideOther) || lex.has_in(&scan, Slot::AsideOwned);
         p.duration_asked = lex.has_in(&scan, Slot::AskDuration);
         p.card_variant_gb = lex
             .find_in(&scan, Slot::CardVariant, &text, false)

@@ -48,9 +48,8 @@ pub fn question_only(lex: &Lexicon, text: &str) -> Option<String> {
         let s = &text[from..to];
         let later = &text[to..];
         // The first marker in the sentence.
-        let scan = lex.scan(s);
         let marker = lex
-            .all_in(&scan, Slot::AsideOther, s, false)
+            .all(Slot::AsideOther, s)
             .into_iter()
             .min_by_key(|m| m.start)
             .or_else(|| {
