@@ -147,12 +147,13 @@ impl Served<'_> {
     }
 
     /// Whether these figures are for the recommended candidate `c` split over `split`
-    /// cards: the same card and precision, split over as many cards (a copy on 2 of 4
-    /// recommended cards is not the 4-card configuration's speed), or the named cards.
+    /// cards: the same card and precision, and either the recommended configuration
+    /// itself (its cards hold copies of the split the figures are for) or the named cards
+    /// it is split over.
     pub fn describes(&self, c: &Candidate<'_>, split: u32) -> bool {
         self.c.gpu.id == c.gpu.id
             && self.c.precision == c.precision
-            && (self.tp == split || self.c.tp.is_some() && self.c.cards == c.cards)
+            && (self.c.tp.is_none() || self.tp == split || self.c.cards == c.cards)
     }
 }
 
