@@ -289,6 +289,20 @@ impl Asked {
         }
     }
 
+    /// The slot a bare number or a "double it" changes when nothing else says which:
+    /// the budget this turn stated, else its concurrency, else its context.
+    fn stated_number_slot(&self) -> Option<ScaleTarget> {
+        if self.budget_cny.is_some() {
+            Some(ScaleTarget::Budget)
+        } else if self.concurrency.is_some() {
+            Some(ScaleTarget::Concurrency)
+        } else if self.context.is_some() {
+            Some(ScaleTarget::Context)
+        } else {
+            None
+        }
+    }
+
     /// This turn's statements laid over the previous turn's (a follow-up).
     pub fn over(&self, prev: &Asked) -> Asked {
         let mut m = prev.clone();
@@ -409,14 +423,8 @@ impl Asked {
                     Some(ScaleTarget::Context)
                 } else if replaced && held(prev.concurrency.map(f64::from), plain) {
                     Some(ScaleTarget::Concurrency)
-                } else if prev.budget_cny.is_some() {
-                    Some(ScaleTarget::Budget)
-                } else if prev.concurrency.is_some() {
-                    Some(ScaleTarget::Concurrency)
-                } else if prev.context.is_some() {
-                    Some(ScaleTarget::Context)
                 } else {
-                    None
+                    prev.stated_number_slot()
                 }
             });
             match slot {
@@ -443,14 +451,8 @@ impl Asked {
             let target = target.or_else(|| {
                 if prev.train_tokens.is_some() && prev.task.is_some_and(Task::is_training) {
                     Some(ScaleTarget::Data)
-                } else if prev.budget_cny.is_some() {
-                    Some(ScaleTarget::Budget)
-                } else if prev.concurrency.is_some() {
-                    Some(ScaleTarget::Concurrency)
-                } else if prev.context.is_some() {
-                    Some(ScaleTarget::Context)
                 } else {
-                    None
+                    prev.stated_number_slot()
                 }
             });
             match target {
