@@ -246,7 +246,17 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         return (Intent::Faq, a.clone(), false);
     }
     if compare {
-        return (Intent::Compare, a.clone(), false);
+        // "那 A100 80G 跟 H100 比呢" after a workload: the cards set against each other for
+        // that workload, under what was said before; the count said for other cards goes.
+        if let Some(prev) = prev.filter(|t| !has_workload && t.asked.has_workload()) {
+            let mut merged = a.over(&prev.asked);
+            if a.gpu_count.is_none() {
+                merged.gpu_count = None;
+            }
+            return (Intent::Compare, merged, true);
+        }
+        let kept = prev.map_or_else(|| a.clone(), |prev| a.keeping_constraints_of(&prev.asked));
+        return (Intent::Compare, kept, false);
     }
     // "4 张 3090 训练一直挂……该换什么": the verdict on the cards named, and what to rent
     // instead.
