@@ -23,7 +23,7 @@ mod unknown;
 pub use super::contract::{
     round1, Answer, ConfigJson, ConstraintsJson, EstimateJson, VerdictJson, WorkloadJson,
 };
-pub use super::intent::{decide, only_reply_lang, Intent, State, Turn};
+pub use super::intent::{decide, only_reply_lang, passing_topic, Intent, State, Turn};
 pub use context::Context;
 pub use help::invalid_text;
 pub use snippets::{topic_snippet, Snippets};
@@ -124,6 +124,12 @@ impl Advisor {
         // A topic question between a workload and its follow-ups ("数据不能出境" then "并发
         // 15 就够了") keeps the workload for them, with what the question stated.
         let stored = match state.last.as_ref() {
+            // A topic asked in passing leaves the conversation as it was.
+            Some(prev)
+                if intent == Intent::Faq && !followup && passing_topic(&parsed, Some(prev)) =>
+            {
+                prev.asked.clone()
+            }
             Some(prev)
                 if intent == Intent::Faq
                     && !followup

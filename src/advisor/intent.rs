@@ -66,6 +66,68 @@ pub fn only_reply_lang(p: &Parsed) -> bool {
     p.reply_lang.is_some() && !p.modifiers && !p.asked.has_workload() && p.asked.gpus.is_empty()
 }
 
+/// "A100 卡之间是走 NVLink 吗", "你们的 3090 是不是矿卡啊", "游戏卡做训练靠谱吗" in the
+/// middle of a conversation: a question of a topic asked in passing. It may name a card or
+/// say "训练", but it states no number, no requirement and no ask of its own (whether
+/// something fits, what to rent, a price, a change), so nothing of the conversation's
+/// workload changes.
+pub fn passing_topic(p: &Parsed, prev: Option<&Turn>) -> bool {
+    let a = &p.asked;
+    let asks = [
+        Cue::Feasibility,
+        Cue::Followup,
+        Cue::Recommend,
+        Cue::RecommendAsk,
+        Cue::CountAsk,
+        Cue::CountAskMachines,
+        Cue::CheapestAsk,
+        Cue::Replace,
+        Cue::Instead,
+        Cue::Price,
+        Cue::Budget,
+    ];
+    let states = a.precision.is_some()
+        || a.concurrency.is_some()
+        || a.context.is_some()
+        || a.micro_batch.is_some()
+        || a.train_tokens.is_some()
+        || a.budget_cny.is_some()
+        || a.months.is_some()
+        || a.domestic
+        || a.no_domestic
+        || a.domestic_lifted
+        || a.gpu_count.is_some()
+        || a.gpus.len() > 1
+        || !a.declined.is_empty()
+        || a.budget_change.is_some()
+        || a.concurrency_change.is_some()
+        || a.scaled.is_some()
+        || a.changed_to.is_some()
+        || a.kv_8bit
+        || a.optimizer_8bit
+        || a.offload
+        || a.annual
+        || a.whole_cards
+        || p.recipe_stated
+        || a.serving.stated();
+    // A method named ("普通 LoRA 就行") changes the task; a plain "训练" does not.
+    let method = a.task.is_some() && !a.task_train_only;
+    // A card the conversation is already about, or asked after a feature of ("4090 支持
+    // FP8 吗"); another card is a change of card ("ok and on an a100 40g?").
+    let family = |g: &str| g.split('-').next().unwrap_or(g).to_string();
+    let card_kept = a.gpus.iter().all(|g| {
+        p.cue(Cue::FeatureAsk)
+            || prev.is_some_and(|t| t.asked.gpus.iter().any(|h| family(h) == family(g)))
+    });
+    !p.topics.is_empty()
+        && !method
+        && card_kept
+        && !a.has_workload()
+        && !states
+        && !p.amount_asked
+        && !asks.iter().any(|&c| p.cue(c))
+}
+
 /// Decides the intent, and for a follow-up lays this turn over the previous one.
 pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     let a = &p.asked;
@@ -162,6 +224,9 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
             kept.gpu_count = prev.asked.gpu_count;
             kept.slice = prev.asked.slice;
             return (Intent::Feasibility, kept, true);
+        }
+        if passing_topic(p, Some(prev)) && !compare {
+            return (Intent::Faq, a.clone(), false);
         }
         // "加 1T 数据盘和 200M 带宽，一共多少" after a price: that offer with the add-ons.
         let addons_priced = !p.addons.is_empty() && prev.intent == Intent::Price && !has_workload;

@@ -111,6 +111,9 @@ pub struct Parsed {
     /// A marker of an aside was found (someone else's claim, an earlier attempt…): the
     /// question may be only part of the text ([`aside`]).
     pub aside_marked: bool,
+    /// A training or serving recipe was stated (attention, checkpointing, a quantisation
+    /// library, LoRA targets or rank, a framework, a ZeRO stage).
+    pub recipe_stated: bool,
 }
 
 impl Parsed {
@@ -436,7 +439,8 @@ impl Parser {
             || a.scaled.is_some()
             || a.changed_to.is_some()
             || a.serving.stated();
-        p.modifiers |= recipe::read(lex, &scan, &text, &mut p.asked);
+        p.recipe_stated = recipe::read(lex, &scan, &text, &mut p.asked);
+        p.modifiers |= p.recipe_stated;
         // A language asked for the replies, in a turn that describes no workload (not "a
         // bot that answers in English").
         if !p.asked.has_workload() && p.asked.task.is_none() {

@@ -121,6 +121,11 @@ pub struct Asked {
     /// Read from this turn only: never stored.
     #[serde(skip)]
     pub task_run_only: bool,
+    /// The task was read only from a plain "训练"/"train", which keeps a training method
+    /// stated before ("LoRA" then "游戏卡做训练靠谱吗"). Read from this turn only: never
+    /// stored.
+    #[serde(skip)]
+    pub task_train_only: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub image: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -268,6 +273,7 @@ impl Asked {
     /// What a conversation keeps of this turn: without what is read from a turn only.
     pub fn stored(mut self) -> Asked {
         self.task_run_only = false;
+        self.task_train_only = false;
         self.domestic_lifted = false;
         self.serving.engine_by_quant = false;
         self
@@ -325,7 +331,8 @@ impl Asked {
             offer
         );
         // "我手上只有一张 4090，能跑吗" after a fine-tuning question runs that fine-tuning.
-        if self.task.is_some() && !(self.task_run_only && prev.task.is_some()) {
+        let keeps_method = self.task_train_only && prev.task.is_some_and(|t| t.is_training());
+        if self.task.is_some() && !(self.task_run_only && prev.task.is_some()) && !keeps_method {
             m.task = self.task;
         }
         if self.model.is_some() && self.size_b.is_none() {

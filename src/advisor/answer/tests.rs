@@ -1071,3 +1071,56 @@ fn the_capacity_of_a_named_configuration_is_asked_of_it() {
         "intent=feasibility verdict.fits=true",
     );
 }
+
+#[test]
+fn side_questions_leave_the_workload_and_comparisons_use_it() {
+    let f = check_fields;
+    // A topic asked in passing changes nothing: the LoRA stays LoRA, the card is not
+    // taken as the one to size.
+    f(
+        &[
+            "Qwen2.5-14B 做 lora 微调",
+            "游戏卡做训练靠谱吗",
+            "序列长度 4096 呢",
+        ],
+        &[
+            "workload.task",
+            "workload.context_tokens",
+            "constraints.gpu",
+        ],
+        "workload.task=lora workload.context_tokens=4096 constraints.gpu=-",
+    );
+    f(
+        &[
+            "租 4 张 3090 跑 Qwen2.5-14B 推理",
+            "你们的 3090 是不是矿卡啊",
+        ],
+        &["intent"],
+        "intent=faq",
+    );
+    // A plain "训练" keeps the method said before.
+    f(
+        &[
+            "从头预训练一个 1B 的模型，数据 1000 亿 token",
+            "能不能拿 4090 堆起来训",
+        ],
+        &["workload.task"],
+        "workload.task=pretrain",
+    );
+    // Cards compared after a workload are compared for it.
+    f(
+        &[
+            "我们要全量微调 Llama-3-8B",
+            "数据大概 20 亿 token",
+            "那 A100 80G 跟 H100 比呢",
+        ],
+        &["intent", "workload.task", "workload.train_tokens"],
+        "intent=compare workload.task=full workload.train_tokens=2000000000.0",
+    );
+    // A card changed is still a change ("ok and on an a100 40g?").
+    f(
+        &["can a 3090 run qwen2.5 14b", "ok and on an a100 40g?"],
+        &["intent", "verdict.gpu"],
+        "intent=feasibility verdict.gpu=a100-40g",
+    );
+}

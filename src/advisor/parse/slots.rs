@@ -80,22 +80,26 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
                     .any(|t| t.start <= f.start && f.start < t.end)
             })
     };
-    a.task = [
+    let methods = [
         (Slot::TaskQlora, Task::Qlora),
         (Slot::TaskPretrain, Task::Pretrain),
         (Slot::TaskFull, Task::Full),
         (Slot::TaskLora, Task::Lora),
         // "训练/train" with no other word trains the weights (DOMAIN.md §6).
         (Slot::TaskTrain, Task::Full),
-    ]
-    .iter()
-    .find(|&&(s, _)| stated(s) && !history_only(s))
-    .map(|(_, t)| *t)
-    .filter(|&t| t != Task::Full || !serving_asked_last(lex, scan, text))
-    .or_else(|| {
-        lex.has_in(scan, Slot::TaskInference)
-            .then_some(Task::Inference)
-    });
+    ];
+    let method = methods
+        .iter()
+        .find(|&&(s, _)| stated(s) && !history_only(s));
+    a.task = method
+        .map(|(_, t)| *t)
+        .filter(|&t| t != Task::Full || !serving_asked_last(lex, scan, text))
+        .or_else(|| {
+            lex.has_in(scan, Slot::TaskInference)
+                .then_some(Task::Inference)
+        });
+    a.task_train_only =
+        a.task == Some(Task::Full) && method.is_some_and(|&(s, _)| s == Slot::TaskTrain);
     // Only "跑"/"run" among the serving words: a task said before stays.
     a.task_run_only = a.task == Some(Task::Inference)
         && lex
