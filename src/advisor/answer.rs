@@ -28,7 +28,7 @@ pub use context::Context;
 pub use help::invalid_text;
 pub use snippets::{topic_snippet, Snippets};
 
-use super::catalog::Catalog;
+use super::catalog::{normalize_alias, Catalog};
 use super::lexicon::Lexicon;
 use super::parse::{Lang, Parser};
 use super::recommend::Limits;
@@ -76,6 +76,25 @@ impl Advisor {
                 parsed.modifiers = true;
             }
         }
+        // "what would you rent for Mixtral QLoRA?" in a conversation about Mixtral-8x7B:
+        // the family named is that model.
+        if let (Some(name), Some(prev)) = (
+            parsed
+                .unknown_model
+                .as_deref()
+                .filter(|_| parsed.family_named),
+            state.last.as_ref().and_then(|t| t.asked.model.as_deref()),
+        ) {
+            if self
+                .catalog
+                .model(prev)
+                .is_some_and(|m| normalize_alias(&m.family) == normalize_alias(name))
+                && parsed.asked.size_b.is_none()
+            {
+                parsed.unknown_model = None;
+                parsed.family_named = false;
+            }
+        }
         let (intent, mut asked, followup) = decide(&parsed, state.last.as_ref());
         if let Some(prev) = state.last.as_ref().filter(|_| followup) {
             if only_reply_lang(&parsed) {
@@ -121,8 +140,9 @@ impl Advisor {
         // A load with no model is kept for the model named next.
         let keep = !matches!(intent, Intent::Unknown | Intent::Help)
             || (intent == Intent::Unknown && unknown::load_without_model(&asked));
-        // A topic question between a workload and its follow-ups ("数据不能出境" then "并发
-        // 15 就够了") keeps the workload for them, with what the question stated.
+        // A topic or price question between a workload and its follow-ups ("数据不能出境"
+        // then "并发 15 就够了", "8 张 H20 显存一共多少" then "那 4 张 H20 跑 FP8 呢") keeps
+        // the workload for them, with what the question stated.
         let stored = match state.last.as_ref() {
             // A topic asked in passing leaves the conversation as it was.
             Some(prev)
@@ -131,7 +151,7 @@ impl Advisor {
                 prev.asked.clone()
             }
             Some(prev)
-                if intent == Intent::Faq
+                if matches!(intent, Intent::Faq | Intent::Price)
                     && !followup
                     && !asked.has_workload()
                     && prev.asked.has_workload() =>

@@ -174,16 +174,21 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         let replace = p.cue(Cue::Replace) || p.cue(Cue::Instead);
         let cheapest = p.cue(Cue::CheapestAsk);
         // "how many cards is that": the same, counted.
+        // "What should we rent instead for LoRA on Qwen2.5-7B?": the same, with the model
+        // restated.
         if (p.cue(Cue::RecommendAsk) || p.cue(Cue::CountAsk) || replace || cheapest)
-            && !has_workload
+            && (!has_workload || replace)
             && a.gpus.is_empty()
             && prev.asked.has_workload()
         {
             let mut merged = a.over(&prev.asked);
-            if cheapest && !replace {
+            // "what single card would you rent": a count of the card asked for, not of
+            // the cards said before.
+            let count_of_new = a.gpu_count.is_some() && !p.cue(Cue::CountAsk);
+            if (cheapest || count_of_new) && !replace {
                 merged.gpus.clear();
                 merged.gpu = None;
-                merged.gpu_count = None;
+                merged.gpu_count = a.gpu_count.filter(|_| count_of_new);
             }
             if replace {
                 for g in std::mem::take(&mut merged.gpus) {
@@ -244,7 +249,15 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
             let intent = match prev.intent {
                 // "A100 和 H100 差多少" then "那 4090 呢": the card set beside the ones
                 // compared.
-                Intent::Compare if !has_workload && a.gpus.len() == 1 && !p.cue(Cue::Price) => {
+                // "一台 8 卡 H100 跑 FP8 版本够吗", "4 张 H20 呢": the cards counted, or
+                // asked whether they do, are a verdict on the workload.
+                Intent::Compare
+                    if !has_workload
+                        && a.gpus.len() == 1
+                        && !p.cue(Cue::Price)
+                        && !(merged.has_workload()
+                            && (p.cue(Cue::Feasibility) || a.gpu_count.is_some())) =>
+                {
                     let mut gpus = a.gpus.clone();
                     gpus.extend(
                         prev.asked
@@ -260,10 +273,18 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
                 Intent::Price | Intent::Compare if !has_workload && !merged.has_workload() => {
                     Intent::Price
                 }
+                // "H100 多少钱" then "那 A100 呢" in a conversation with a workload: still
+                // the price.
+                Intent::Price if !has_workload && a.gpus.len() == 1 && !p.cue(Cue::Feasibility) => {
+                    Intent::Price
+                }
                 _ if !merged.has_workload() && merged.budget_cny.is_some() => Intent::Budget,
                 _ if !merged.has_workload() => prev.intent,
                 // A workload and a card of its own: as the same question alone.
                 _ if has_workload && !a.gpus.is_empty() => workload_intent(p, a),
+                // "4090 推荐几张", "换昇腾的话怎么配" after a verdict: a configuration, on
+                // the card this turn names if it names one.
+                _ if p.cue(Cue::RecommendAsk) && !p.cue(Cue::Escalate) => Intent::Recommend,
                 // "Forgot to say: it has to run on domestic hardware (Ascend)" after a
                 // recommendation: the recommendation under that requirement, not a verdict
                 // on the card the requirement names.

@@ -1123,4 +1123,35 @@ fn side_questions_leave_the_workload_and_comparisons_use_it() {
         &["intent", "verdict.gpu"],
         "intent=feasibility verdict.gpu=a100-40g",
     );
+    // A configuration asked for after a verdict is a recommendation, on the card named.
+    f(
+        &[
+            "Qwen3-32B 做推理服务，要租啥",
+            "4090 跑得动吗",
+            "那就 int4 跑，4090 推荐几张",
+        ],
+        &["intent", "constraints.gpu", "workload.precision"],
+        "intent=recommend constraints.gpu=rtx4090 workload.precision=int4",
+    );
+    // Cards counted after a comparison are a verdict on the workload; a price asked in
+    // between keeps it.
+    f(
+        &[
+            "部署 Qwen3-235B-A22B，4 张 H20 能跑吗",
+            "8 张 H20 显存一共多少",
+            "H20 和 H200 怎么选",
+            "那 4 张 H20 跑 FP8 版本呢",
+        ],
+        &["intent", "verdict.gpu", "workload.model"],
+        "intent=feasibility verdict.gpu=h20 workload.model=qwen3-235b-a22b",
+    );
+    // A family named in a conversation about one of its models is that model.
+    f(
+        &[
+            "Can I QLoRA Mixtral-8x7B on two 4090s?",
+            "Then what single card would you rent for Mixtral QLoRA?",
+        ],
+        &["intent", "workload.model", "constraints.gpu"],
+        "intent=recommend workload.model=mixtral-8x7b constraints.gpu=-",
+    );
 }
