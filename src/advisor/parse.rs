@@ -248,7 +248,14 @@ impl Parser {
         let mut p = self.parse_one(&question, question.clone(), usd_cny);
         let replaces = p.cue(Cue::Replace) || p.cue(Cue::Instead);
         let (a, f) = (&mut p.asked, &full.asked);
-        if a.model.is_none() && a.size_b.is_none() {
+        // "…Qwen2.5-Coder-7B… is one A100 enough for a 7B model?": the model named, at the
+        // size the question says again.
+        let same_size = a.model.is_none()
+            && f.model
+                .as_deref()
+                .and_then(|m| self.models.id_size(m))
+                .is_some_and(|s| a.size_b.is_some_and(|b| (b - s).abs() < 0.05));
+        if a.model.is_none() && (a.size_b.is_none() || same_size) {
             a.model.clone_from(&f.model);
             a.size_b = f.size_b;
             a.active_b = f.active_b;
@@ -269,7 +276,16 @@ impl Parser {
         if a.train_tokens.is_none() {
             a.train_tokens = f.train_tokens;
         }
-        // "Would 4 cards work?" after an attempt on one kind of card: that card.
+        // "Would 4 cards work?" after an attempt on one kind of card: that card. "is this
+        // config just impossible?", "24G 是不是就不够?" after an attempt: the cards tried.
+        let asks_of_it = p.cues.contains(&Cue::Feasibility)
+            && !p.cues.contains(&Cue::RecommendAsk)
+            && !p.cues.contains(&Cue::Recommend);
+        if a.gpus.is_empty() && asks_of_it {
+            a.gpus.clone_from(&f.gpus);
+            a.gpu.clone_from(&f.gpu);
+            a.gpu_count = a.gpu_count.or(f.gpu_count);
+        }
         if a.gpus.is_empty() && a.gpu_count.is_some() {
             a.gpus.clone_from(&f.gpus);
             a.gpu.clone_from(&f.gpu);
@@ -319,7 +335,9 @@ impl Parser {
             p.cues.retain(|&c| c != Cue::Price);
         }
         p.amount_asked = lex.has_in(&scan, Slot::AmountAsk);
-        p.aside_marked = lex.has_in(&scan, Slot::AsideOther) || lex.has_in(&scan, Slot::AsideOwned);
+        p.aside_marked = [Slot::AsideOther, Slot::AsideFailed, Slot::AsideOwned]
+            .into_iter()
+            .any(|s| lex.has_in(&scan, s));
         p.duration_asked = lex.has_in(&scan, Slot::AskDuration);
         p.card_variant_gb = lex
             .find_in(&scan, Slot::CardVariant, &text, false)

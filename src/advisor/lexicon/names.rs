@@ -97,6 +97,7 @@ names! {
         Context = "context",
         ContextTarget = "context.target",
         AsideOther = "aside.other",
+        AsideFailed = "aside.failed",
         AsideOwned = "aside.owned",
         AsideRent = "aside.rent",
         AsideEnd = "aside.end",

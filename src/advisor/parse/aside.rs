@@ -47,10 +47,15 @@ pub fn question_only(lex: &Lexicon, text: &str) -> Option<String> {
     for (k, &(from, to)) in parts.iter().enumerate() {
         let s = &text[from..to];
         let later = &text[to..];
-        // The first marker in the sentence.
+        // The first marker in the sentence; an attempt that failed is the whole sentence.
+        let failed = lex
+            .all(Slot::AsideFailed, s)
+            .into_iter()
+            .min_by_key(|m| m.start);
         let marker = lex
             .all(Slot::AsideOther, s)
             .into_iter()
+            .chain(failed)
             .min_by_key(|m| m.start)
             .or_else(|| {
                 lex.find(Slot::AsideOwned, s)
@@ -61,7 +66,11 @@ pub fn question_only(lex: &Lexicon, text: &str) -> Option<String> {
         let asks = s.trim_end().ends_with('?') || lex.find(Slot::AsideVerify, later).is_some();
         let aside = match marker {
             Some(m) if k + 1 < parts.len() && !asks => {
-                let start = s[..m.end].rfind([',', ':']).map_or(from, |i| from + i + 1);
+                let start = if failed.is_some() {
+                    from
+                } else {
+                    s[..m.end].rfind([',', ':']).map_or(from, |i| from + i + 1)
+                };
                 let end = lex
                     .find(Slot::AsideEnd, &s[m.end..])
                     .map_or(to, |e| from + m.end + e.start);
@@ -133,6 +142,20 @@ mod tests {
         let p = parse("Elsewhere I've seen 8xH100 nodes at $20-32 per hour. Our ceiling is 20,000 yuan a month. What can we get?");
         assert_eq!(p.asked.budget_cny, Some(20000.0));
         assert!(p.asked.gpus.is_empty());
+        // A failed attempt is the whole sentence, its cards and its duration; a plan given
+        // up ends where the new one starts.
+        let p = parse("我司在 8 卡 L40 上用 deepspeed ZeRO-2 做 Yi-34B 的 LoRA 微调，仍然报 OOM。折腾了两周，决定改为租用贵司的卡来跑。请问 Yi-34B 做 LoRA 推荐什么配置？");
+        assert!(p.asked.gpus.is_empty() && p.asked.gpu_count.is_none());
+        assert_eq!(p.asked.months, None);
+        let p = parse("我们原本想在 8×4090 上跑满血 DeepSeek-R1，评估下来改成部署 DeepSeek-R1-Distill-Llama-70B 的量化版。请推荐配置。");
+        assert_eq!(
+            p.asked.model.as_deref(),
+            Some("deepseek-r1-distill-llama-70b")
+        );
+        assert!(p.asked.gpus.is_empty());
+        // Asked whether the cards tried can do it: those cards.
+        let p = parse("2x 4090, trying Qwen2.5-32B-Instruct in bf16 and it OOMs while loading weights. Is this config just impossible?");
+        assert_eq!(p.asked.gpus, vec!["rtx4090".to_string()]);
         // Cards to replace stay the question's.
         let p = parse("LoRA on Qwen2.5-7B on your V100S box crashes with OOM. What card should I use instead?");
         assert_eq!(p.asked.gpus, vec!["v100s-32g".to_string()]);

@@ -51,6 +51,11 @@ pub struct Models {
 }
 
 impl Models {
+    /// The size in a catalog model's id ("qwen2.5-coder-7b": 7), when it has one.
+    pub fn id_size(&self, id: &str) -> Option<f64> {
+        self.sized.iter().find(|s| s.id == id).map(|s| s.size_b)
+    }
+
     pub fn new(cat: &Catalog) -> Models {
         let mut by_alias = HashMap::default();
         let mut alts: Vec<String> = Vec::new();
