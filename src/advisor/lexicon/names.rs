@@ -128,6 +128,7 @@ names! {
         Days = "days",
         ConcurrencyPeak = "concurrency.peak",
         BudgetTotal = "budget.total",
+        BudgetNotMonthly = "budget.not_monthly",
         MoneyQuoted = "money.quoted",
         MonthsQuarter = "months.quarter",
         Years = "years",

@@ -378,9 +378,11 @@ pub fn numbers(
     claimed.extend(months.filter(|_| a.months.is_some()).map(|f| f.num));
     // "项目做 6 周，总预算 2 万": an amount for the whole rental, with no period of its own,
     // is spread over the rental's months.
-    let total = money.is_some_and(|m| m.period.is_none())
+    // "（不是每月）": whatever period the amount seemed to have, it is for the whole rental.
+    let not_monthly = lex.has_in(scan, Slot::BudgetNotMonthly);
+    let total = money.is_some_and(|m| m.period.is_none() || not_monthly)
         && a.budget_cny.is_some()
-        && lex.has_in(scan, Slot::BudgetTotal);
+        && (lex.has_in(scan, Slot::BudgetTotal) || not_monthly);
     match months.map(|f| f.value) {
         Some(n) if total && n > 1.0 => {
             a.budget_cny = a.budget_cny.map(|b| b / n);
