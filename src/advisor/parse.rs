@@ -244,8 +244,24 @@ impl Parser {
         let Some(question) = aside::question_only(&self.lex, &text) else {
             return full;
         };
+        let led = aside::lead(&self.lex, &text).is_some();
         // Normalised already: normalising twice changes nothing.
         let mut p = self.parse_one(&question, question.clone(), usd_cny);
+        // The question alone asks a topic and nothing of a workload ("是不是因为机器没有
+        // NVLink？"): the workload the asides describe is its background.
+        let asks = [
+            Cue::Feasibility,
+            Cue::Recommend,
+            Cue::RecommendAsk,
+            Cue::CountAsk,
+            Cue::Price,
+            Cue::Budget,
+        ];
+        let topic_only = !p.topics.is_empty()
+            && !p.asked.has_workload()
+            && p.asked.gpus.len() < 2
+            && p.asked.gpu_count.is_none()
+            && !asks.iter().any(|&c| p.cues.contains(&c));
         let replaces = p.cue(Cue::Replace) || p.cue(Cue::Instead);
         let (a, f) = (&mut p.asked, &full.asked);
         // "…Qwen2.5-Coder-7B… is one A100 enough for a 7B model?": the model named, at the
@@ -275,6 +291,16 @@ impl Parser {
         }
         if a.train_tokens.is_none() {
             a.train_tokens = f.train_tokens;
+        }
+        // After a lead ("想确认一下：按这个量，4 张 A100 40G 到底够不够？") the background is
+        // the customer's own: its load too.
+        if led {
+            if a.concurrency.is_none() {
+                a.concurrency = f.concurrency;
+            }
+            if !a.serving.stated() {
+                a.serving = f.serving.clone();
+            }
         }
         // "Would 4 cards work?" after an attempt on one kind of card: that card. "is this
         // config just impossible?", "24G 是不是就不够?" after an attempt: the cards tried.
@@ -306,6 +332,7 @@ impl Parser {
         }
         p.lang = full.lang;
         p.lang_sure = full.lang_sure;
+        p.background |= topic_only;
         p
     }
 
@@ -335,9 +362,14 @@ impl Parser {
             p.cues.retain(|&c| c != Cue::Price);
         }
         p.amount_asked = lex.has_in(&scan, Slot::AmountAsk);
-        p.aside_marked = [Slot::AsideOther, Slot::AsideFailed, Slot::AsideOwned]
-            .into_iter()
-            .any(|s| lex.has_in(&scan, s));
+        p.aside_marked = [
+            Slot::AsideOther,
+            Slot::AsideFailed,
+            Slot::AsideOwned,
+            Slot::AsideLead,
+        ]
+        .into_iter()
+        .any(|s| lex.has_in(&scan, s));
         p.duration_asked = lex.has_in(&scan, Slot::AskDuration);
         p.card_variant_gb = lex
             .find_in(&scan, Slot::CardVariant, &text, false)

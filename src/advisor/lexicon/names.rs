@@ -98,6 +98,7 @@ names! {
         ContextTarget = "context.target",
         AsideOther = "aside.other",
         AsideFailed = "aside.failed",
+        AsideLead = "aside.lead",
         AsideOwned = "aside.owned",
         AsideRent = "aside.rent",
         AsideEnd = "aside.end",

@@ -36,6 +36,21 @@ fn sentences(text: &str) -> Vec<(usize, usize)> {
 
 /// `text` (normalised) without its asides, when it has any and a question follows them.
 pub fn question_only(lex: &Lexicon, text: &str) -> Option<String> {
+    lead(lex, text).or_else(|| without_asides(lex, text))
+}
+
+/// What follows the question's lead ("…两张卡利用率一高一低。想问：是不是因为机器没有
+/// NVLink？"), when the text has one after some background.
+pub fn lead(lex: &Lexicon, text: &str) -> Option<String> {
+    let lead = lex
+        .all(Slot::AsideLead, text)
+        .into_iter()
+        .max_by_key(|m| m.end)?;
+    let rest = &text[lead.end..];
+    (!rest.trim().is_empty() && lead.start > 0).then(|| rest.to_string())
+}
+
+fn without_asides(lex: &Lexicon, text: &str) -> Option<String> {
     let parts = sentences(text);
     if parts.len() < 2 {
         return None;

@@ -131,12 +131,36 @@ fn is_tool(after_family: &str) -> bool {
     })
 }
 
+/// Words that put a reference in front of them ("工单 YI-306", "Ticket GLM-595", "Ref:
+/// BELLE-311"): what follows is an id, not a model.
+const REFERENCES: &[&str] = &[
+    "工单",
+    "工单号",
+    "单号",
+    "编号",
+    "合同",
+    "合同号",
+    "ticket",
+    "ref",
+    "case",
+    "job id",
+    "issue",
+];
+
+fn after_reference(before: &str) -> bool {
+    let t = before.trim_end_matches([' ', '#', ':', '：', '.', '-']);
+    REFERENCES.iter().any(|r| {
+        t.strip_suffix(r)
+            .is_some_and(|p| !p.ends_with(|c: char| c.is_ascii_alphanumeric()))
+    })
+}
+
 fn name_in(text: &str) -> Option<String> {
     for m in family_re().find_iter(text) {
         let before = text[..m.start()].chars().next_back();
         let after = text[m.end()..].chars().next();
         // "llama.cpp", "LLaMA-Factory", "llama-index", "qwen-agent" are tools, not models.
-        if is_tool(&text[m.end()..]) {
+        if is_tool(&text[m.end()..]) || after_reference(&text[..m.start()]) {
             continue;
         }
         let ascii_family = m.as_str().is_ascii();
@@ -217,6 +241,10 @@ mod tests {
             ("qwen-agent 要什么卡", None),
             ("graphics card for 7b", None),
             ("4090 能跑 70b 吗", None),
+            // A reference number that starts like a family.
+            ("想咨询备案问题 工单 yi-306 · 2024-01-15", None),
+            ("ticket glm-595, is nvlink needed?", None),
+            ("ref: belle-311 - 2023-04-25", None),
         ] {
             assert_eq!(model_name(q, q).as_deref(), want, "{q}");
         }
