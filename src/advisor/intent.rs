@@ -86,35 +86,14 @@ pub fn passing_topic(p: &Parsed, prev: Option<&Turn>) -> bool {
         Cue::Price,
         Cue::Budget,
     ];
-    let states = a.precision.is_some()
-        || a.concurrency.is_some()
-        || a.context.is_some()
-        || a.micro_batch.is_some()
-        || a.train_tokens.is_some()
-        || a.budget_cny.is_some()
-        || a.months.is_some()
-        || a.domestic
-        || a.no_domestic
-        || a.domestic_lifted
-        || a.gpu_count.is_some()
-        || a.gpus.len() > 1
-        || !a.declined.is_empty()
-        || a.budget_change.is_some()
-        || a.concurrency_change.is_some()
-        || a.scaled.is_some()
-        || a.changed_to.is_some()
-        || a.kv_8bit
-        || a.optimizer_8bit
-        || a.offload
-        || a.annual
-        || a.whole_cards
-        || p.recipe_stated
-        || a.serving.stated();
+    let states = a.states_a_setting() || a.gpus.len() > 1 || a.whole_cards || p.recipe_stated;
     // A method named ("普通 LoRA 就行") changes the task; a plain "训练" does not.
     let method = a.task.is_some() && !a.task_train_only;
     // A card the conversation is already about, or asked after a feature of ("4090 支持
     // FP8 吗"); another card is a change of card ("ok and on an a100 40g?").
-    let family = |g: &str| g.split('-').next().unwrap_or(g).to_string();
+    fn family(g: &str) -> &str {
+        g.split('-').next().unwrap_or(g)
+    }
     let card_kept = a.gpus.iter().all(|g| {
         p.cue(Cue::FeatureAsk)
             || prev.is_some_and(|t| t.asked.gpus.iter().any(|h| family(h) == family(g)))

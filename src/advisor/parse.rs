@@ -241,10 +241,9 @@ impl Parser {
         if full.empty || !full.aside_marked {
             return full;
         }
-        let Some(question) = aside::question_only(&self.lex, &text) else {
+        let Some((question, led)) = aside::question_only(&self.lex, &text) else {
             return full;
         };
-        let led = aside::lead(&self.lex, &text).is_some();
         // Normalised already: normalising twice changes nothing.
         let mut p = self.parse_one(&question, question.clone(), usd_cny);
         // The question alone asks a topic and nothing of a workload ("是不是因为机器没有
@@ -465,30 +464,7 @@ impl Parser {
         if a.task == Some(Task::Inference) && a.concurrency.is_none() {
             a.concurrency = a.micro_batch.take();
         }
-        p.modifiers = a.task.is_some()
-            || a.precision.is_some()
-            || native
-            || a.concurrency.is_some()
-            || a.context.is_some()
-            || a.micro_batch.is_some()
-            || a.train_tokens.is_some()
-            || a.budget_cny.is_some()
-            || a.months.is_some()
-            || a.annual
-            || a.domestic
-            || a.kv_8bit
-            || a.optimizer_8bit
-            || a.offload
-            || !a.gpus.is_empty()
-            || a.gpu_count.is_some()
-            || a.no_domestic
-            || a.domestic_lifted
-            || !a.declined.is_empty()
-            || a.budget_change.is_some()
-            || a.concurrency_change.is_some()
-            || a.scaled.is_some()
-            || a.changed_to.is_some()
-            || a.serving.stated();
+        p.modifiers = a.task.is_some() || native || !a.gpus.is_empty() || a.states_a_setting();
         p.recipe_stated = recipe::read(lex, &scan, &text, &mut p.asked);
         p.modifiers |= p.recipe_stated;
         // A language asked for the replies, in a turn that describes no workload (not "a

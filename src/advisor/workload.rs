@@ -222,6 +222,32 @@ impl Asked {
         self.model.is_some() || self.size_b.is_some()
     }
 
+    /// Whether the question states a setting beyond its task and its cards: a precision,
+    /// a load, a context, data, money, a period, a requirement, a count, a change.
+    pub fn states_a_setting(&self) -> bool {
+        self.precision.is_some()
+            || self.concurrency.is_some()
+            || self.context.is_some()
+            || self.micro_batch.is_some()
+            || self.train_tokens.is_some()
+            || self.budget_cny.is_some()
+            || self.months.is_some()
+            || self.annual
+            || self.domestic
+            || self.kv_8bit
+            || self.optimizer_8bit
+            || self.offload
+            || self.gpu_count.is_some()
+            || self.no_domestic
+            || self.domestic_lifted
+            || !self.declined.is_empty()
+            || self.budget_change.is_some()
+            || self.concurrency_change.is_some()
+            || self.scaled.is_some()
+            || self.changed_to.is_some()
+            || self.serving.stated()
+    }
+
     /// A new question in the same conversation keeps the constraints that stand until the
     /// customer replaces them: the budget, the rental period, domestic hardware, the cards
     /// declined and the engine ("预算一个月 5000" then "要跑 Qwen2.5-14B 推理，20 并发").

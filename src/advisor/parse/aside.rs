@@ -35,13 +35,17 @@ fn sentences(text: &str) -> Vec<(usize, usize)> {
 }
 
 /// `text` (normalised) without its asides, when it has any and a question follows them.
-pub fn question_only(lex: &Lexicon, text: &str) -> Option<String> {
-    lead(lex, text).or_else(|| without_asides(lex, text))
+/// The second part says whether the question followed a lead ("想问：").
+pub fn question_only(lex: &Lexicon, text: &str) -> Option<(String, bool)> {
+    match lead(lex, text) {
+        Some(q) => Some((q, true)),
+        None => without_asides(lex, text).map(|q| (q, false)),
+    }
 }
 
 /// What follows the question's lead ("…两张卡利用率一高一低。想问：是不是因为机器没有
 /// NVLink？"), when the text has one after some background.
-pub fn lead(lex: &Lexicon, text: &str) -> Option<String> {
+fn lead(lex: &Lexicon, text: &str) -> Option<String> {
     let lead = lex
         .all(Slot::AsideLead, text)
         .into_iter()
@@ -115,7 +119,7 @@ mod tests {
     fn check(question: &str, expected: Option<&str>) {
         let lex = advisor().parser.lexicon();
         let text = crate::advisor::parse::normalise::question(lex, question);
-        let got = question_only(lex, &text);
+        let got = question_only(lex, &text).map(|(q, _)| q);
         assert_eq!(got.as_deref().map(str::trim), expected, "{question:?}");
     }
 
