@@ -81,3 +81,54 @@ fn examples_that_fail_are_reported_with_file_and_key() {
     assert_eq!(problems[0].file, "slots.toml");
     assert_eq!(problems[0].key, "slot[months.half]");
 }
+
+/// The scan reads every shipped pattern as one `regex::RegexSet` of the same sources does,
+/// on every example text of the intents files: the literal gate in front of the set
+/// changes how fast, never what.
+#[test]
+fn the_gated_scan_finds_what_a_regex_set_finds() {
+    let lex = lexicon();
+    let sources: Vec<String> = lex
+        .entries
+        .iter()
+        .filter(|e| !e.around)
+        .flat_map(|e| e.patterns.iter().map(|re| re.as_str().to_string()))
+        .collect();
+    let regex_set = regex::RegexSetBuilder::new(&sources)
+        .size_limit(1 << 26)
+        .dfa_size_limit(1 << 26)
+        .build()
+        .expect("the shipped patterns");
+    let mut texts = Vec::new();
+    for file in [CUES, SLOTS, FOLLOWUPS] {
+        let doc: toml::Table = toml::from_str(file).expect("toml");
+        for list in doc.values().filter_map(|v| v.as_array()) {
+            for entry in list.iter().filter_map(|v| v.as_table()) {
+                for key in ["match", "no_match"] {
+                    for t in entry
+                        .get(key)
+                        .and_then(|v| v.as_array())
+                        .into_iter()
+                        .flatten()
+                    {
+                        if let Some(t) = t.as_str() {
+                            texts.push(lex.normalise(t));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        texts.len() > 1000,
+        "the examples were read: {}",
+        texts.len()
+    );
+    let mut matched = 0;
+    for t in &texts {
+        let want: Vec<usize> = regex_set.matches(t).iter().collect();
+        matched += want.len();
+        assert_eq!(lex.all.matches(t), want, "{t:?}");
+    }
+    assert!(matched > texts.len(), "the texts match patterns: {matched}");
+}
