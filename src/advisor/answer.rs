@@ -211,6 +211,11 @@ pub fn compose(ctx: &Context<'_>, intent: Intent) -> Answer {
         },
         (Intent::Compare, _) => compare::compare(ctx, &mut ans),
         (Intent::Budget, _) => budget::budget(ctx, &mut ans),
+        // A quote for the conversation's workload with no count named: the configuration
+        // that runs it, priced.
+        (Intent::Price, Some(w)) if a.quote && a.gpu_count.is_none() => {
+            price::quote(ctx, w, &mut ans)
+        }
         (Intent::Price, _) => price::price(ctx, &mut ans),
         (Intent::Faq, _) => topics::faq(ctx, &mut ans),
         (Intent::Help, _) => help::help(ctx, &mut ans, false),

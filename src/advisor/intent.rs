@@ -209,6 +209,41 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
             kept.slice = prev.asked.slice;
             return (Intent::Feasibility, kept, true);
         }
+        // "那就租一张 4090，先一个月", "就按这个配，月付多少", "go with your pick. how much for
+        // 2 months?" after a workload: a quote of the configuration for that workload,
+        // on the cards this turn names. "H100 多少钱" alone stays the card's price.
+        let settled = p.cue(Cue::Settle);
+        // An amount alone ("吃多少显存", "tok/s 能有多少") is money only once settled.
+        let price_asked =
+            (p.cue(Cue::Price) || settled && p.amount_asked) && a.budget_cny.is_none();
+        let quoted = (price_asked
+            && (settled
+                || a.months.is_some()
+                || a.annual
+                || a.gpu_count.is_some()
+                || a.gpus.is_empty()))
+            || (settled && a.months.is_some());
+        // A turn that reshapes the load ("it's 200 guests a day in total") asks for the
+        // configuration of the new load, priced in its answer.
+        let reshapes = a.concurrency.is_some()
+            || a.context.is_some()
+            || a.micro_batch.is_some()
+            || a.train_tokens.is_some()
+            || a.concurrency_change.is_some()
+            || a.scaled.is_some()
+            || a.serving.stated();
+        if quoted
+            && (settled || !reshapes)
+            && !has_workload
+            && !compare
+            && prev.asked.has_workload()
+            && !p.cue(Cue::Feasibility)
+            && !p.cue(Cue::CountAsk)
+        {
+            let mut merged = a.over(&prev.asked);
+            merged.quote = true;
+            return (Intent::Price, merged, true);
+        }
         if passing_topic(p, Some(prev)) && !compare {
             return (Intent::Faq, a.clone(), false);
         }

@@ -356,7 +356,8 @@ impl Parser {
                 p.cues.push(cue);
             }
         }
-        // "有一家 3090 报价 1100/月": the price word of a price quoted elsewhere asks no price.
+        // "有一家 3090 报价 1100/月": the price word of a price quoted elsewhere asks no price;
+        // nor does "the KV cost of each extra slot".
         if p.cue(Cue::Price) && !price_asked_beyond_quotes(lex, &scan, &text) {
             p.cues.retain(|&c| c != Cue::Price);
         }
@@ -627,7 +628,11 @@ mod tests;
 fn price_asked_beyond_quotes(lex: &Lexicon, scan: &Scan, text: &str) -> bool {
     let mut blanked = text.to_string();
     let mut any = false;
-    for f in lex.all_in(scan, Slot::QuoteElsewhere, text, false) {
+    let asides = lex
+        .all_in(scan, Slot::QuoteElsewhere, text, false)
+        .into_iter()
+        .chain(lex.all_in(scan, Slot::CostNotMoney, text, false));
+    for f in asides {
         blanked.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
         any = true;
     }

@@ -126,6 +126,11 @@ pub struct Asked {
     /// stored.
     #[serde(skip)]
     pub task_train_only: bool,
+    /// A quote asked for the conversation's workload ("就按这个配，月付多少", "book 8x 4090
+    /// for 2 months"): the price of the configuration that runs it. Read from this turn
+    /// only: never stored.
+    #[serde(skip)]
+    pub quote: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub image: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -300,6 +305,7 @@ impl Asked {
     pub fn stored(mut self) -> Asked {
         self.task_run_only = false;
         self.task_train_only = false;
+        self.quote = false;
         self.domestic_lifted = false;
         self.serving.engine_by_quant = false;
         self

@@ -1,5 +1,6 @@
 //! Price answers: what offers cost (list, annual, add-ons, multi-card and yearly totals),
-//! straight from the catalog. No workload and no search here.
+//! straight from the catalog; and the quote of the configuration a conversation's workload
+//! needs, which takes that configuration from the recommendation.
 
 use super::context::Context;
 use super::topics::add_topic;
@@ -8,7 +9,7 @@ use crate::advisor::contract::{Answer, ConfigJson};
 use crate::advisor::lexicon::Cue;
 use crate::advisor::parse::{Lang, Parsed};
 use crate::advisor::reply::{money, money_range, period, t};
-use crate::advisor::workload::Asked;
+use crate::advisor::workload::{Asked, Workload};
 
 /// The whole machine asked for, and not turned down ("single card, not the whole node").
 fn machine_asked(p: &Parsed) -> bool {
@@ -50,6 +51,75 @@ fn unit_word(o: &Offer, lang: Lang) -> &'static str {
         Unit::Machine => t(lang, "台", "machine"),
         Unit::Slice => t(lang, "个", "slice"),
     }
+}
+
+/// "就按这个配，月付多少", "go with your pick. how much for 2 months?", "换 H100 整机，租三个
+/// 月多少钱" after a workload: the configuration that runs it (on the card named, when one
+/// is), priced for the period asked, ahead of the recommendation's reasons.
+pub fn quote(ctx: &Context<'_>, w: &Workload, ans: &mut Answer) {
+    super::recommendation::workload_answer(ctx, w, ans, None);
+    let Some(c) = ans.recommendation.as_ref() else {
+        // Nothing fits: the recommendation's reply says so and what would.
+        return;
+    };
+    let Some(o) = ctx.cat.offers.iter().find(|o| o.id == c.offer) else {
+        return;
+    };
+    let lang = ctx.lang;
+    let a = ctx.asked;
+    let unit = unit_word(o, lang);
+    let units = c.count;
+    let months = if a.annual {
+        Some(a.months.unwrap_or(ANNUAL_MONTHS).max(ANNUAL_MONTHS))
+    } else {
+        a.months
+    };
+    let mut lines = vec![format!(
+        "{}{}{}",
+        t(lang, "月付 ", "Monthly "),
+        money_range(c.monthly_cny),
+        if o.estimated {
+            t(
+                lang,
+                "（估算价，以报价为准）",
+                " (estimate: ask sales for a quote)",
+            )
+        } else {
+            ""
+        }
+    )];
+    if o.annual_discount > 0.0 {
+        lines.push(format!(
+            "{}{:.0}%{}{}",
+            t(lang, "年付优惠 ", "Annual: "),
+            o.annual_discount * 100.0,
+            t(lang, "，折后每月 ", " off, a month "),
+            money_range(c.annual_monthly_cny),
+        ));
+    }
+    if let Some(m) = months {
+        let (total, disc) = o.period_total(units, m);
+        lines.push(format!(
+            "{}{}{}{}",
+            period(m, lang),
+            t(lang, "共 ", ": "),
+            money_range(total),
+            if disc > 0.0 {
+                t(lang, "（按年付价）", " (annual price)")
+            } else {
+                ""
+            }
+        ));
+    }
+    let mut quote = crate::advisor::reply::Reply::new(lang);
+    quote.title(match lang {
+        Lang::Zh => format!("报价：{} × {units} {unit}", o.name_zh),
+        Lang::En => format!("Quote: {} × {units} {unit}(s)", o.name_en),
+    });
+    quote.bullets(lines);
+    let rest = std::mem::take(&mut ans.rendered.blocks);
+    ans.rendered.blocks = quote.blocks;
+    ans.rendered.blocks.extend(rest);
 }
 
 pub fn price(ctx: &Context<'_>, ans: &mut Answer) {

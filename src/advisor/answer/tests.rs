@@ -1,5 +1,6 @@
 use super::*;
 use crate::advisor::fixtures::{advisor, catalog_with, lexicon, GPUS, OFFERS};
+use crate::advisor::reply::money_range;
 
 /// The last answer of a conversation as "intent recommendation verdict | topics", where
 /// the recommendation is "offer×count precision" and the verdict "fits" or "too small".
@@ -1154,4 +1155,52 @@ fn side_questions_leave_the_workload_and_comparisons_use_it() {
         &["intent", "workload.model", "constraints.gpu"],
         "intent=recommend workload.model=mixtral-8x7b constraints.gpu=-",
     );
+}
+
+#[test]
+fn a_configuration_settled_on_after_a_workload_is_quoted() {
+    let ad = advisor();
+    // No card named: the recommended configuration for the workload, priced for the
+    // period, the workload kept.
+    let a = last_answer(
+        ad,
+        &[
+            "Llama 3.1 70B 做 LoRA 微调，用什么卡",
+            "就按你推荐的配置来，租两个月多少钱",
+        ],
+    );
+    assert_eq!(a.intent, Intent::Price);
+    let w = a.workload.as_ref().expect("the workload stays");
+    assert!((70.0..71.0).contains(&w.params_b), "{}", w.params_b);
+    let c = a.recommendation.as_ref().expect("the configuration quoted");
+    let total = money_range(c.monthly_cny.scale(2.0));
+    assert!(a.reply().starts_with("**报价"), "{}", a.reply());
+    assert!(a.reply().contains(&total), "{total} in {}", a.reply());
+    // Cards and a count named: those cards, for that period.
+    let a = last_answer(
+        ad,
+        &[
+            "Thinking of 8x RTX 4090. Enough to hold a 70B at int4?",
+            "Alright, book 8x 4090 for 2 months, what's the total?",
+        ],
+    );
+    assert_eq!(a.intent, Intent::Price);
+    assert_eq!(a.constraints.gpu_count, Some(8));
+    assert_eq!(a.constraints.months, Some(2.0));
+    // A card's price alone after a workload is still that card's price, not a quote.
+    let a = last_answer(ad, &["Qwen2.5-7B 推理用什么卡", "H100 多少钱"]);
+    assert_eq!(a.intent, Intent::Price);
+    assert!(a
+        .recommendation
+        .as_ref()
+        .is_none_or(|c| c.gpu.starts_with("h100")));
+    // Nor is the KV cost of a slot a price.
+    let a = last_answer(
+        ad,
+        &[
+            "Running Qwen2.5-7B with vllm on one A100 40G",
+            "What's the KV cost of each extra parallel slot?",
+        ],
+    );
+    assert_ne!(a.intent, Intent::Price);
 }
