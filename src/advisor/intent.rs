@@ -164,7 +164,10 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
             // "what single card would you rent": a count of the card asked for, not of
             // the cards said before.
             let count_of_new = a.gpu_count.is_some() && !p.cue(Cue::CountAsk);
-            if (cheapest || count_of_new) && !replace {
+            // "那你们推荐怎么配", "what would you rent me for it": the provider's pick, not
+            // the cards the customer has or tried.
+            let own_pick = p.cue(Cue::RecommendAsk) && !p.cue(Cue::CountAsk);
+            if (cheapest || count_of_new || own_pick) && !replace {
                 merged.gpus.clear();
                 merged.gpu = None;
                 merged.gpu_count = a.gpu_count.filter(|_| count_of_new);
@@ -236,13 +239,18 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
             && (settled || !reshapes)
             && !has_workload
             && !compare
-            && prev.asked.has_workload()
             && !p.cue(Cue::Feasibility)
             && !p.cue(Cue::CountAsk)
         {
-            let mut merged = a.over(&prev.asked);
-            merged.quote = true;
-            return (Intent::Price, merged, true);
+            if prev.asked.has_workload() {
+                let mut merged = a.over(&prev.asked);
+                merged.quote = true;
+                return (Intent::Price, merged, true);
+            }
+            // "4090 vs 3090?" then "we'll go 4090. two of them, one month": those cards.
+            if settled && !a.gpus.is_empty() {
+                return (Intent::Price, a.keeping_constraints_of(&prev.asked), false);
+            }
         }
         if passing_topic(p, Some(prev)) && !compare {
             return (Intent::Faq, a.clone(), false);

@@ -134,6 +134,7 @@ names! {
         BudgetNotMonthly = "budget.not_monthly",
         MoneyQuoted = "money.quoted",
         MonthsQuarter = "months.quarter",
+        MonthsOne = "months.one",
         Years = "years",
         PeriodYear = "period.year",
         PeriodQuarter = "period.quarter",

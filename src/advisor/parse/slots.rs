@@ -350,6 +350,7 @@ pub fn numbers(
     let months = num_free(Slot::Months)
         .or_else(|| lex.find_in(scan, Slot::MonthsHalf, text, false))
         .or_else(|| lex.find_in(scan, Slot::MonthsQuarter, text, false))
+        .or_else(|| lex.find_in(scan, Slot::MonthsOne, text, false))
         .or_else(|| {
             num_free(Slot::Years)
                 .filter(|y| y.value <= 10.0)
