@@ -444,7 +444,16 @@ impl Parser {
         serving::serving(lex, &scan, &num_text, &mut claimed, a);
         slots::request_tokens(lex, &scan, &num_text, &claimed, a);
         slots::by_kind(&quantities, &claimed, a);
-        a.annual = p.cues.contains(&Cue::Annual);
+        // "half a year" is six months, not a year's rental.
+        a.annual = p.cues.contains(&Cue::Annual)
+            && match lex.find_in(&scan, Slot::MonthsHalf, &text, false) {
+                Some(f) => {
+                    let mut rest = text.clone();
+                    rest.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
+                    lex.find(Cue::Annual, &rest).is_some()
+                }
+                None => true,
+            };
         a.slice = p.cues.contains(&Cue::Slice);
         // "年付", "包年", "annual": a rental of a year when no other length is said.
         if a.annual && a.months.is_none() {
