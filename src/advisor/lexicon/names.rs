@@ -62,6 +62,7 @@ names! {
         WhyEnd = "why.end",
         FeatureAsk = "feature.ask",
         StorageAsk = "storage.ask",
+        StorageFit = "storage.fit",
         ReplyEn = "reply.en",
         ReplyZh = "reply.zh",
     }

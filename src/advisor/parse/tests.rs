@@ -528,7 +528,7 @@ fn people_using_it_and_a_number_after_a_comma() {
 fn bytes_are_not_sizes_and_a_team_online_together_is_concurrency() {
     check(
         "数据集有 2TB 左右，硬盘够不够放？要不要另外加盘",
-        "lang=zh cues=feasibility,storage.ask topics=storage",
+        "lang=zh cues=feasibility,storage.ask,storage.fit topics=storage",
     );
     check(
         "DeepSeek-R1-Distill-Qwen-32B 给 50 人的研发团队写代码用，大家基本同时在线，用 4090 要几张？",

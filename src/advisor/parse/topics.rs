@@ -88,9 +88,9 @@ pub fn workload_is_background(p: &Parsed, card_word: bool) -> bool {
     let diagnostic = p.cue(Cue::Diagnostic)
         && !other(&[Cue::Recommend, Cue::Feasibility, Cue::Price, Cue::Budget])
         && !(p.cue(Cue::Compare) && a.gpus.len() >= 2);
-    let disk = p.cue(Cue::StorageAsk)
+    let disk = (p.cue(Cue::StorageAsk) && !other(&[Cue::Feasibility]) || p.cue(Cue::StorageFit))
         && !card_word
-        && !other(&[Cue::Feasibility, Cue::Compare, Cue::Budget]);
+        && !other(&[Cue::Compare, Cue::Budget]);
     // "这种用法有没有问题", "要不要降配": about the rental itself, whatever else it names.
     let usage = p.cue(Cue::UsageQuestion) && !p.cue(Cue::CountAsk);
     // "H100 跑 7B 是不是浪费": the card's fit to the job, unless a load is given to size
