@@ -228,15 +228,8 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
             || (settled && a.months.is_some());
         // A turn that reshapes the load ("it's 200 guests a day in total") asks for the
         // configuration of the new load, priced in its answer.
-        let reshapes = a.concurrency.is_some()
-            || a.context.is_some()
-            || a.micro_batch.is_some()
-            || a.train_tokens.is_some()
-            || a.concurrency_change.is_some()
-            || a.scaled.is_some()
-            || a.serving.stated();
         if quoted
-            && (settled || !reshapes)
+            && (settled || !a.states_a_load())
             && !has_workload
             && !compare
             && !p.cue(Cue::Feasibility)

@@ -230,11 +230,8 @@ impl Asked {
     /// Whether the question states a setting beyond its task and its cards: a precision,
     /// a load, a context, data, money, a period, a requirement, a count, a change.
     pub fn states_a_setting(&self) -> bool {
-        self.precision.is_some()
-            || self.concurrency.is_some()
-            || self.context.is_some()
-            || self.micro_batch.is_some()
-            || self.train_tokens.is_some()
+        self.states_a_load()
+            || self.precision.is_some()
             || self.budget_cny.is_some()
             || self.months.is_some()
             || self.annual
@@ -247,9 +244,18 @@ impl Asked {
             || self.domestic_lifted
             || !self.declined.is_empty()
             || self.budget_change.is_some()
+            || self.changed_to.is_some()
+    }
+
+    /// Whether the question states the size of the load: users, context, batch, data, a
+    /// scaling of the load, or the serving settings.
+    pub fn states_a_load(&self) -> bool {
+        self.concurrency.is_some()
+            || self.context.is_some()
+            || self.micro_batch.is_some()
+            || self.train_tokens.is_some()
             || self.concurrency_change.is_some()
             || self.scaled.is_some()
-            || self.changed_to.is_some()
             || self.serving.stated()
     }
 

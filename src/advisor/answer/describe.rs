@@ -2,7 +2,7 @@
 //! its numbers from the estimator or the catalog; none decides anything (what to say is
 //! chosen by the answer modules) or computes a figure of its own.
 
-use crate::advisor::catalog::{Catalog, Unit};
+use crate::advisor::catalog::{Catalog, Offer, Unit};
 use crate::advisor::contract::EstimateJson;
 use crate::advisor::estimate::{Variant, TRAINING_MFU};
 use crate::advisor::parse::Lang;
@@ -264,6 +264,23 @@ pub fn config_name(c: &Candidate<'_>, lang: Lang) -> String {
     }
 }
 
+/// `units` of an offer for `m` months, as the price card prices them ("3 个月共 ¥8,400",
+/// "12 months: ¥26,880 (annual price)").
+pub fn period_total(o: &Offer, units: u32, m: f64, lang: Lang) -> String {
+    let (total, disc) = o.period_total(units, m);
+    format!(
+        "{}{}{}{}",
+        period(m, lang),
+        t(lang, "共 ", ": "),
+        money_range(total),
+        if disc > 0.0 {
+            t(lang, "（按年付价）", " (annual price)")
+        } else {
+            ""
+        }
+    )
+}
+
 fn price_text(c: &Candidate<'_>, lang: Lang) -> String {
     let mut s = format!("{}{}", money_range(c.monthly()), t(lang, "/月", "/month"));
     if c.offer.annual_discount > 0.0 {
@@ -331,19 +348,11 @@ pub fn recommendation_line(
     );
     // The rental period asked for, priced as the price card prices it.
     if let Some(m) = c.months_limit.filter(|m| *m > 0.0) {
-        let (total, disc) = c.offer.period_total(c.units, m);
         let _ = write!(
             s,
-            "{}{}{}{}{}",
+            "{}{}",
             t(lang, "，租 ", "; "),
-            period(m, lang),
-            t(lang, "共 ", ": "),
-            money_range(total),
-            if disc > 0.0 {
-                t(lang, "（按年付价）", " (annual price)")
-            } else {
-                ""
-            }
+            period_total(c.offer, c.units, m, lang)
         );
     }
     if let Some(h) = c.train_hours {

@@ -3,6 +3,7 @@
 //! needs, which takes that configuration from the recommendation.
 
 use super::context::Context;
+use super::describe::period_total;
 use super::topics::add_topic;
 use crate::advisor::catalog::{Addon, Offer, Unit, ANNUAL_MONTHS};
 use crate::advisor::contract::{Answer, ConfigJson};
@@ -69,24 +70,12 @@ pub fn quote(ctx: &Context<'_>, w: &Workload, ans: &mut Answer) {
     let a = ctx.asked;
     let unit = unit_word(o, lang);
     let units = c.count;
-    let months = if a.annual {
-        Some(a.months.unwrap_or(ANNUAL_MONTHS).max(ANNUAL_MONTHS))
-    } else {
-        a.months
-    };
+    let months = rental_months(a);
     let mut lines = vec![format!(
         "{}{}{}",
         t(lang, "月付 ", "Monthly "),
         money_range(c.monthly_cny),
-        if o.estimated {
-            t(
-                lang,
-                "（估算价，以报价为准）",
-                " (estimate: ask sales for a quote)",
-            )
-        } else {
-            ""
-        }
+        estimate_note(o, lang)
     )];
     if o.annual_discount > 0.0 {
         lines.push(format!(
@@ -98,18 +87,7 @@ pub fn quote(ctx: &Context<'_>, w: &Workload, ans: &mut Answer) {
         ));
     }
     if let Some(m) = months {
-        let (total, disc) = o.period_total(units, m);
-        lines.push(format!(
-            "{}{}{}{}",
-            period(m, lang),
-            t(lang, "共 ", ": "),
-            money_range(total),
-            if disc > 0.0 {
-                t(lang, "（按年付价）", " (annual price)")
-            } else {
-                ""
-            }
-        ));
+        lines.push(period_total(o, units, m, lang));
     }
     let mut quote = crate::advisor::reply::Reply::new(lang);
     quote.title(match lang {
@@ -117,9 +95,30 @@ pub fn quote(ctx: &Context<'_>, w: &Workload, ans: &mut Answer) {
         Lang::En => format!("Quote: {} × {units} {unit}(s)", o.name_en),
     });
     quote.bullets(lines);
-    let rest = std::mem::take(&mut ans.rendered.blocks);
-    ans.rendered.blocks = quote.blocks;
-    ans.rendered.blocks.extend(rest);
+    ans.rendered.blocks.splice(0..0, quote.blocks);
+}
+
+/// The rental period a price is asked for: "年付多少" asks for the yearly price, at least
+/// twelve months.
+fn rental_months(a: &Asked) -> Option<f64> {
+    if a.annual {
+        Some(a.months.unwrap_or(ANNUAL_MONTHS).max(ANNUAL_MONTHS))
+    } else {
+        a.months
+    }
+}
+
+/// The note after an estimated price.
+fn estimate_note(o: &Offer, lang: Lang) -> &'static str {
+    if o.estimated {
+        t(
+            lang,
+            "（估算价，以报价为准）",
+            " (estimate: ask sales for a quote)",
+        )
+    } else {
+        ""
+    }
 }
 
 pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
@@ -157,12 +156,7 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
         price_table(ctx, ans);
         return;
     }
-    // "年付多少" asks for the yearly price: at least twelve months.
-    let months = if a.annual {
-        Some(a.months.unwrap_or(ANNUAL_MONTHS).max(ANNUAL_MONTHS))
-    } else {
-        a.months
-    };
+    let months = rental_months(a);
     for o in offers.iter().take(3) {
         let units = a
             .gpu_count
@@ -178,15 +172,7 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
             money_range(o.price),
             unit,
             t(lang, "/月", "/month"),
-            if o.estimated {
-                t(
-                    lang,
-                    "（估算价，以报价为准）",
-                    " (estimate: ask sales for a quote)",
-                )
-            } else {
-                ""
-            }
+            estimate_note(o, lang)
         )];
         if o.hourly {
             let per_hour = o.price.scale(1.0 / ctx.cat.billing.hours_per_month);
