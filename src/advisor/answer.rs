@@ -23,7 +23,9 @@ mod unknown;
 pub use super::contract::{
     round1, Answer, ConfigJson, ConstraintsJson, EstimateJson, VerdictJson, WorkloadJson,
 };
-pub use super::intent::{decide, only_reply_lang, passing_topic, Intent, State, Turn};
+pub use super::intent::{
+    decide, only_reply_lang, passing_topic, states_nothing, Intent, State, Turn,
+};
 pub use context::Context;
 pub use help::invalid_text;
 pub use snippets::{topic_snippet, Snippets};
@@ -143,11 +145,16 @@ impl Advisor {
         // A topic or price question between a workload and its follow-ups ("数据不能出境"
         // then "并发 15 就够了", "8 张 H20 显存一共多少" then "那 4 张 H20 跑 FP8 呢") keeps
         // the workload for them, with what the question stated.
+        let mut kept = None;
         let stored = match state.last.as_ref() {
-            // A topic asked in passing leaves the conversation as it was.
+            // A topic asked in passing ("能开专票吗" between a quote and "年付的话呢") leaves
+            // the conversation as it was, its question included.
             Some(prev)
-                if intent == Intent::Faq && !followup && passing_topic(&parsed, Some(prev)) =>
+                if intent == Intent::Faq
+                    && !followup
+                    && (passing_topic(&parsed, Some(prev)) || states_nothing(&parsed)) =>
             {
+                kept = Some(prev.question_intent());
                 prev.asked.clone()
             }
             Some(prev)
@@ -167,6 +174,7 @@ impl Advisor {
                     intent,
                     asked: stored,
                     topics: answer.topics.clone(),
+                    kept,
                 })
             } else {
                 state.last.clone()

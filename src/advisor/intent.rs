@@ -58,6 +58,19 @@ pub struct Turn {
     /// language).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub topics: Vec<String>,
+    /// For a topic asked in passing ("能开专票吗" between a quote and "年付的话呢"): the
+    /// intent the conversation's question was last answered with, which a follow-up goes
+    /// on from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<Intent>,
+}
+
+impl Turn {
+    /// The intent a follow-up modifies: the conversation's question, across topics asked
+    /// in passing.
+    pub fn question_intent(&self) -> Intent {
+        self.kept.unwrap_or(self.intent)
+    }
 }
 
 /// A turn that only asks for the replies' language ("换成英文回答", "English please"):
@@ -105,6 +118,19 @@ pub fn passing_topic(p: &Parsed, prev: Option<&Turn>) -> bool {
         && !states
         && !p.amount_asked
         && !asks.iter().any(|&c| p.cue(c))
+}
+
+/// A question that names nothing of a workload or a configuration: no model, no card, no
+/// number, no setting ("顺便问下能开专票吗", "what happens if the server goes down?").
+/// Whatever it asks, the conversation's question stays what it was.
+pub fn states_nothing(p: &Parsed) -> bool {
+    let a = &p.asked;
+    !a.has_workload()
+        && a.gpus.is_empty()
+        && !a.states_a_setting()
+        && !a.whole_cards
+        && !p.recipe_stated
+        && !p.amount_asked
 }
 
 /// Decides the intent, and for a follow-up lays this turn over the previous one.
@@ -191,8 +217,8 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
             && prev.asked.has_workload()
             && prev.asked.task.is_some_and(|t| t.is_training())
         {
-            let intent = match prev.intent {
-                Intent::Feasibility | Intent::Recommend => prev.intent,
+            let intent = match prev.question_intent() {
+                Intent::Feasibility | Intent::Recommend => prev.question_intent(),
                 _ => Intent::Recommend,
             };
             return (intent, a.over(&prev.asked), true);
@@ -249,7 +275,8 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
             return (Intent::Faq, a.clone(), false);
         }
         // "加 1T 数据盘和 200M 带宽，一共多少" after a price: that offer with the add-ons.
-        let addons_priced = !p.addons.is_empty() && prev.intent == Intent::Price && !has_workload;
+        let addons_priced =
+            !p.addons.is_empty() && prev.question_intent() == Intent::Price && !has_workload;
         let faq_only = !p.topics.is_empty() && !p.modifiers && !addons_priced;
         // "H100 多少钱" after a workload is a new price question, not "that workload on H100".
         let standalone =
@@ -259,9 +286,9 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
             || addons_priced;
         let mut merged = a.over(&prev.asked);
         // An FAQ answer has nothing that "INT4 呢" could modify: the question stands alone.
-        let nothing_to_modify = prev.intent == Intent::Faq && !merged.has_workload();
+        let nothing_to_modify = prev.question_intent() == Intent::Faq && !merged.has_workload();
         if modifies && !compare && !faq_only && !standalone && !nothing_to_modify {
-            let intent = match prev.intent {
+            let intent = match prev.question_intent() {
                 // "A100 和 H100 差多少" then "那 4090 呢": the card set beside the ones
                 // compared.
                 // "一台 8 卡 H100 跑 FP8 版本够吗", "4 张 H20 呢": the cards counted, or
@@ -294,7 +321,7 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
                     Intent::Price
                 }
                 _ if !merged.has_workload() && merged.budget_cny.is_some() => Intent::Budget,
-                _ if !merged.has_workload() => prev.intent,
+                _ if !merged.has_workload() => prev.question_intent(),
                 // A workload and a card of its own: as the same question alone.
                 _ if has_workload && !a.gpus.is_empty() => workload_intent(p, a),
                 // "4090 推荐几张", "换昇腾的话怎么配" after a verdict: a configuration, on
@@ -323,7 +350,7 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
                 {
                     Intent::Feasibility
                 }
-                Intent::Feasibility | Intent::Recommend => prev.intent,
+                Intent::Feasibility | Intent::Recommend => prev.question_intent(),
                 _ => Intent::Recommend,
             };
             return (intent, merged, true);

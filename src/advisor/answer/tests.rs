@@ -1099,6 +1099,31 @@ fn side_questions_leave_the_workload_and_comparisons_use_it() {
         &["intent"],
         "intent=faq",
     );
+    // The question goes on across it: a verdict stays a verdict, a quote a quote.
+    f(
+        &[
+            "4张4090能跑 qwen2-72b-instruct-gptq-int4 吗",
+            "另外问下，你们的4090是全新卡还是矿卡？",
+            "那如果不用量化版，直接 bf16 呢",
+        ],
+        &["intent", "verdict.gpu", "verdict.fits"],
+        "intent=feasibility verdict.gpu=rtx4090 verdict.fits=false",
+    );
+    f(
+        &[
+            "A100 40G 单卡一个月多少钱",
+            "四卡呢",
+            "顺便问下能开专票吗",
+            "年付的话呢",
+        ],
+        &[
+            "intent",
+            "constraints.gpu",
+            "constraints.gpu_count",
+            "constraints.months",
+        ],
+        "intent=price constraints.gpu=a100-40g constraints.gpu_count=4 constraints.months=12.0",
+    );
     // A plain "训练" keeps the method said before.
     f(
         &[
