@@ -453,8 +453,9 @@ fn workload_intent(p: &Parsed, a: &Asked) -> Intent {
     // "8x A100 80GB with Qwen3-235B: how many concurrent requests?", "how many tok/s does
     // Llama 3.1 8B do on one A100 40G?": the capacity or speed of the configuration
     // named, not another one.
+    // "ollama 在 3090 上跑 qwen2.5:14b，一秒能出多少 token": the card named, even uncounted.
     if !a.gpus.is_empty()
-        && a.gpu_count.is_some()
+        && (a.gpu_count.is_some() || a.serving.asks_speed)
         && (a.serving.asks_max_concurrency
             || a.serving.asks_max_context
             || a.serving.asks_speed

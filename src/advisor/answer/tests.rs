@@ -1066,6 +1066,12 @@ fn the_capacity_of_a_named_configuration_is_asked_of_it() {
         &["intent", "verdict.gpu", "serving.output_tokens"],
         "intent=feasibility verdict.gpu=a100-80g serving.output_tokens=1024",
     );
+    // The speed on a card named without a count: that card's.
+    f(
+        &["vLLM 跑 Qwen2.5-7B，L40S 上一秒能出多少 token"],
+        &["intent", "verdict.gpu"],
+        "intent=feasibility verdict.gpu=l40s",
+    );
     f(
         &["T4 上跑 chatglm3-6b 的 int4 量化版，16G 显存应该绰绰有余吧"],
         &["intent", "verdict.fits"],
