@@ -335,6 +335,13 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
                 {
                     Intent::Recommend
                 }
+                // "只考虑 A100 80G 的话，要几台": how many of that card, a configuration on it.
+                _ if a.gpus.len() == 1
+                    && (p.cue(Cue::CountAsk) && a.gpu_count.is_none()
+                        || p.cue(Cue::CountAskMachines)) =>
+                {
+                    Intent::Recommend
+                }
                 _ if a.gpus.len() == 1 && !p.cue(Cue::Recommend) => Intent::Feasibility,
                 // A count for the card named before ("用两张呢", "with two of them"): the
                 // customer's cards.

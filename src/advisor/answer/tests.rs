@@ -1165,6 +1165,12 @@ fn side_questions_leave_the_workload_and_comparisons_use_it() {
         &["intent", "constraints.gpu", "workload.precision"],
         "intent=recommend constraints.gpu=rtx4090 workload.precision=int4",
     );
+    // How many of one card, after a recommendation: a configuration on that card.
+    f(
+        &["Qwen2.5-32B 全参微调要什么配置", "只考虑 H100 的话，要几台"],
+        &["intent", "constraints.gpu", "workload.task"],
+        "intent=recommend constraints.gpu=h100-sxm workload.task=full",
+    );
     // Cards counted after a comparison are a verdict on the workload; a price asked in
     // between keeps it.
     f(

@@ -165,6 +165,7 @@ names! {
         ServingMetric = "serving.metric",
         Negation = "negation",
         NegationAfter = "negation.after",
+        RejectedAfter = "rejected.after",
         CardExceptBefore = "card.except.before",
         CardExceptAfter = "card.except.after",
         CardExceptRefusal = "card.except.refusal",

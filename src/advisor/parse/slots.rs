@@ -60,13 +60,14 @@ pub fn size(lex: &Lexicon, blanked: String, a: &mut Asked) -> Option<Invalid> {
 pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked) -> bool {
     // A method the question declines ("不要 QLoRA", "不用全参") is not asked for.
     let negation = lex.has_in(scan, Slot::NegationWord);
+    // "全参不行的话，LoRA 呢": a method given up on right after it is not asked for either.
+    let rejected = |end: usize| lex.find(Slot::RejectedAfter, &text[end..]).is_some();
     let stated = |s: Slot| {
         lex.has_in(scan, s)
-            && (!negation
-                || lex
-                    .all_in(scan, s, text, false)
-                    .iter()
-                    .any(|f| !negated(lex, text, f.start)))
+            && lex
+                .all_in(scan, s, text, false)
+                .iter()
+                .any(|f| !(rejected(f.end) || negation && negated(lex, text, f.start)))
     };
     // "After fine-tuning X we'll serve 200 users": training words inside the model's
     // history, with a serving word, are not the task.

@@ -661,6 +661,12 @@ fn tasks_said_around_their_negations_and_data_sizes() {
         "We need to fully fine-tune Llama-3-8B (not LoRA), bf16, seq len 2048",
         r#"lang=en model=llama-3-8b task=full precision=bf16 context=2048 cues=recommend"#,
     );
+    // A method given up on right after it is not the one asked for.
+    check("全参不行的话，LoRA 呢", "lang=zh task=lora cues=followup");
+    check(
+        "if full fine-tuning won't fit, what about LoRA on Qwen2.5-32B?",
+        "lang=en model=qwen2.5-32b task=lora cues=followup",
+    );
     check(
         "数据量大概 20 亿 token，要跑多久",
         r#"lang=zh tokens=2000000000"#,
