@@ -86,12 +86,20 @@ pub fn serving(
     {
         s.engine = Some(Engine::Ollama);
     }
-    s.gguf_bits = num(Slot::Gguf, false).and_then(|f| {
-        GGUF_BITS
-            .iter()
-            .find(|(d, _)| *d == f.value as u32)
-            .map(|(_, b)| *b)
-    });
+    // "KV cache 用 q8_0", "-ctk q8_0": the cache's format, not the weights'.
+    let kv = lex.all_in(scan, Slot::Kv8bit, text, false);
+    let in_kv = |f: &Found| kv.iter().any(|k| k.start <= f.start && f.end <= k.end);
+    s.gguf_bits = lex
+        .all_in(scan, Slot::Gguf, text, false)
+        .into_iter()
+        .find(|f| !in_kv(f))
+        .and_then(|f| {
+            taken.borrow_mut().push(f.num);
+            GGUF_BITS
+                .iter()
+                .find(|(d, _)| *d == f.value as u32)
+                .map(|(_, b)| *b)
+        });
     // Ollama's library tags without a quant ("deepseek-r1:14b", "qwen2.5:7b") pull the
     // Q4_K_M build (ollama.com/library: deepseek-r1:14b is 9.0 GB, 14.8 B × 4.9 bits).
     if s.gguf_bits.is_none() && s.engine == Some(Engine::Ollama) && a.precision.is_none() {

@@ -1052,6 +1052,11 @@ fn questions_beside_a_workload_other_providers_quotes_and_kv_cache_said_twice() 
         "Qwen3-32B bf16, what if we enable the FP8 KV cache (--kv-cache-dtype fp8)?",
         r#"lang=en model=qwen3-32b precision=bf16 topics=concurrency,fp8"#,
     );
+    // "-ctk q8_0": llama.cpp's cache format; the weights stay the Q4_K_M named.
+    check(
+        "llama-server -ctk q8_0 -ctv q8_0 -m qwen2.5-14b-instruct-q4_k_m.gguf on a 4090",
+        r#"lang=en gpus=rtx4090 model=qwen2.5-14b precision=int4 cues=machine topics=framework"#,
+    );
     // An amount asked with a billing mode is a price; paying for the whole year is a
     // rental of twelve months (the annual price).
     check(
