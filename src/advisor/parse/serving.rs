@@ -219,6 +219,22 @@ pub fn serving(
     if let (None, None, Some(len)) = (a.context, s.input_tokens, s.max_model_len) {
         a.context = Some(len);
     }
+    // llama-server's "-c 16384 -np 4" is 16384 tokens shared by four slots of 4096 each
+    // (tools/server/server.cpp: `n_ctx_slot = n_ctx / params.n_parallel`).
+    let flag = |slot: Slot| {
+        lex.find_in(scan, slot, text, false)
+            .map(|f| f.value)
+            .filter(|v| *v >= 1.0 && *v <= 1e8)
+    };
+    if let (Some(total), Some(np), Some(ctx)) = (
+        flag(Slot::LlamaCppCtxTotal),
+        flag(Slot::LlamaCppParallel),
+        a.context,
+    ) {
+        if matches!(s.engine, None | Some(Engine::LlamaCpp)) && f64::from(ctx) == total {
+            a.context = Some((total / np).floor().max(1.0) as u32);
+        }
+    }
 }
 
 #[cfg(test)]

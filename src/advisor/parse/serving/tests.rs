@@ -38,6 +38,11 @@ fn engines_and_request_sizes() {
         "llama.cpp 跑 Qwen2.5-7B 的 Q8_0 GGUF，-c 8192",
         r#"{"engine":"llama.cpp","max_model_len":8192,"gguf_bits":8.5} concurrency=None context=Some(8192)"#,
     );
+    // llama-server's context is shared by its parallel slots.
+    check(
+        "llama-server -m llama-3.1-8b-q8_0.gguf --ctx-size 16384 -np 4",
+        r#"{"engine":"llama.cpp","max_model_len":16384,"gguf_bits":8.5} concurrency=Some(4) context=Some(4096)"#,
+    );
 }
 
 #[test]
