@@ -166,7 +166,6 @@ names! {
         Negation = "negation",
         NegationAfter = "negation.after",
         RejectedAfter = "rejected.after",
-        LlamaCppCtxTotal = "serving.llamacpp_ctx_total",
         LlamaCppParallel = "serving.llamacpp_parallel",
         CardExceptBefore = "card.except.before",
         CardExceptAfter = "card.except.after",

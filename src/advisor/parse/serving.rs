@@ -226,13 +226,12 @@ pub fn serving(
             .map(|f| f.value)
             .filter(|v| *v >= 1.0 && *v <= 1e8)
     };
-    if let (Some(total), Some(np), Some(ctx)) = (
-        flag(Slot::LlamaCppCtxTotal),
-        flag(Slot::LlamaCppParallel),
-        a.context,
-    ) {
-        if matches!(s.engine, None | Some(Engine::LlamaCpp)) && f64::from(ctx) == total {
-            a.context = Some((total / np).floor().max(1.0) as u32);
+    // The whole is what `-c`/`--ctx-size` set (`max_model_len`, read above).
+    if let (Some(total), Some(np), Some(ctx)) =
+        (s.max_model_len, flag(Slot::LlamaCppParallel), a.context)
+    {
+        if matches!(s.engine, None | Some(Engine::LlamaCpp)) && ctx == total {
+            a.context = Some((f64::from(total) / np).floor().max(1.0) as u32);
         }
     }
 }
