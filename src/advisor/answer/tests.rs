@@ -1241,3 +1241,31 @@ fn a_configuration_settled_on_after_a_workload_is_quoted() {
     );
     assert_ne!(a.intent, Intent::Price);
 }
+
+#[test]
+fn a_speed_seen_on_a_named_configuration_is_measured_against_its_estimate() {
+    // "Is that normal?" after a speed or first-token time on a card and a model: the
+    // verdict on that configuration, with its serving estimate to compare against.
+    for q in [
+        "Two 8x H100 80GB nodes running DeepSeek-R1 (FP8) with SGLang: single-stream decode is only 19 tok/s. Is that normal?",
+        "单张 A100 80G 跑 Llama-3.1-70B AWQ，context 16k，TTFT 要 15 秒左右，正常吗？",
+    ] {
+        let (a, _) = advisor().answer(q, &State::default());
+        assert_eq!(a.intent, Intent::Feasibility, "{q}");
+        assert!(a.serving.is_some(), "{q}");
+    }
+    // Without a figure seen, the same doubt about memory is the FAQ's.
+    let (a, _) = advisor().answer(
+        "vllm 一启动显存就被占了 90% 多，模型才 14B，这正常吗",
+        &State::default(),
+    );
+    assert_eq!(a.intent, Intent::Faq);
+    // The seconds a whole request takes, with a QPS, are Little's law's, not a
+    // first-token target: 5 QPS × 8 s is 40 at once.
+    let (a, _) = advisor().answer(
+        "峰值 QPS ~5, 平均每个 request 8 秒返回完, qwen2.5-14b 需要几张卡?",
+        &State::default(),
+    );
+    let w = a.workload.as_ref().expect("workload");
+    assert_eq!(w.concurrency, 40);
+}

@@ -85,9 +85,16 @@ pub fn workload_is_background(p: &Parsed, card_word: bool) -> bool {
     let a = &p.asked;
     let other = |cues: &[Cue]| cues.iter().any(|&c| p.cue(c));
     // A comparison needs two cards: "leak or expected??" sets nothing against each other.
-    let diagnostic = p.cue(Cue::Diagnostic)
-        && !other(&[Cue::Recommend, Cue::Feasibility, Cue::Price, Cue::Budget])
-        && !(p.cue(Cue::Compare) && a.gpus.len() >= 2);
+    // A speed or a first-token time seen on a named card and model ("single-stream decode is
+    // only 19 tok/s … is that normal?", "TTFT 要 15 秒左右，正常吗") is measured against
+    // the estimate for that configuration, which the serving block gives.
+    let speed_seen = (a.serving.speed_target.is_some() || a.serving.ttft_target_s.is_some())
+        && !a.gpus.is_empty()
+        && (a.model.is_some() || a.size_b.is_some());
+    let asks_other = speed_seen
+        || other(&[Cue::Recommend, Cue::Feasibility, Cue::Price, Cue::Budget])
+        || p.cue(Cue::Compare) && a.gpus.len() >= 2;
+    let diagnostic = p.cue(Cue::Diagnostic) && !asks_other;
     let disk = (p.cue(Cue::StorageAsk) && !other(&[Cue::Feasibility]) || p.cue(Cue::StorageFit))
         && !card_word
         && !other(&[Cue::Compare, Cue::Budget]);
