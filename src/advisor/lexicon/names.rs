@@ -212,6 +212,7 @@ names! {
         AsksSpeed = "serving.ask.speed",
         RequestTokens = "serving.request_tokens",
         Single = "serving.single",
+        OneAtATime = "serving.one_at_a_time",
         MaxNumSeqs = "serving.max_num_seqs",
         MaxNumBatchedTokens = "serving.max_num_batched_tokens",
         VllmVersion = "serving.vllm_version",

@@ -143,6 +143,11 @@ pub fn serving(
         .filter(|v| *v > 0.05 && *v <= 1.0);
     s.eager = lex.has_in(scan, Slot::Eager);
     s.offline = lex.has_in(scan, Slot::Offline);
+    // "a 5-person team that sends one request at a time": however many people, one
+    // request is in flight.
+    if lex.has_in(scan, Slot::OneAtATime) {
+        a.concurrency = Some(1);
+    }
     s.single = lex.has_in(scan, Slot::Single) || a.concurrency == Some(1);
     s.daily_users = num(Slot::DailyUsers, false)
         .map(|f| f.value)

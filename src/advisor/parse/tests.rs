@@ -1258,3 +1258,40 @@ fn digits_and_sizes_spoken_as_words() {
         r#"lang=zh gpus=rtx3090,rtx4090 cues=compare,recommend"#,
     );
 }
+
+#[test]
+fn a_task_refused_teams_counted_hearsay_and_the_fewest_cards() {
+    // A bare 不 before the task word refuses it.
+    check(
+        "Qwen3-8B 想部署成内部知识库问答，纯推理不训练，租哪张卡最省钱？",
+        "lang=zh model=qwen3-8b task=inference cues=recommend",
+    );
+    // A team served counts its people at once, unless one request is in flight at a time.
+    check(
+        "Serving Qwen2.5-14B q4_k_m through ollama for a 5-person team, which card?",
+        "lang=en model=qwen2.5-14b task=inference precision=int4 concurrency=5 cues=recommend topics=framework",
+    );
+    check(
+        "a client runs Mistral-Small-24B with Ollama for a 5-person team that sends one request at a time",
+        "lang=en model=mistral-small-3-24b precision=int4 concurrency=1 topics=framework",
+    );
+    // Someone else's run is an aside: the card asked about is the customer's own.
+    check(
+        "One guy finished a QLoRA of a 70B on a single 80GB A100. We only budgeted one A100 40G - will QLoRA on Llama-3-70B fit on it?",
+        "lang=en gpus=a100-40g count=1 model=llama-3-70b task=qlora cues=feasibility topics=pitfall-4090-70b",
+    );
+    check(
+        "what's the minimum number of H100s for a full-parameter finetune of gpt-oss-120b? we keep OOMing",
+        "lang=en gpus=h100-sxm plural=yes model=gpt-oss-120b task=full cues=count.ask",
+    );
+    // A dot inside a word ("llama.cpp") does not end the "or" of a comparison.
+    check(
+        "3090 or 4090 for running 7B–13B locally w/ llama.cpp? the tok/s benchmarks look pretty close tbh",
+        "lang=en gpus=rtx3090,rtx4090 size=7 task=inference cues=compare topics=framework",
+    );
+    let p = advisor().parser.parse(
+        "we aren't required to use domestic chips. for qwen2.5-14b lora what would you pick?",
+        advisor().catalog.billing.usd_cny,
+    );
+    assert!(!p.asked.domestic);
+}
