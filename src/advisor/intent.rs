@@ -380,6 +380,27 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     if p.cue(Cue::FeatureAsk) && !p.topics.is_empty() && !has_workload {
         return (Intent::Faq, a.clone(), false);
     }
+    // "A100 PCIe vs SXM: does NVLink actually matter…?": forms of one card set against
+    // each other, or a feature against its absence, which the topic explains; the
+    // workload beside it is the background. A load stated ("request-rate 12 … 该加 GPU 还是加
+    // replica") is sized instead.
+    if p.cue(Cue::Compare)
+        && a.gpus.len() < 2
+        && !p.topics.is_empty()
+        && !p.amount_asked
+        && !a.states_a_load()
+        && ![
+            Cue::Feasibility,
+            Cue::Price,
+            Cue::Recommend,
+            Cue::RecommendAsk,
+            Cue::CountAsk,
+        ]
+        .iter()
+        .any(|&c| p.cue(c))
+    {
+        return (Intent::Faq, a.clone(), false);
+    }
     if compare {
         // "那 A100 80G 跟 H100 比呢" after a workload: the cards set against each other for
         // that workload, under what was said before; the count said for other cards goes.

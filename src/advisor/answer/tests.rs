@@ -1269,3 +1269,34 @@ fn a_speed_seen_on_a_named_configuration_is_measured_against_its_estimate() {
     let w = a.workload.as_ref().expect("workload");
     assert_eq!(w.concurrency, 40);
 }
+
+#[test]
+fn forms_of_one_card_a_full_disk_and_a_period_settled_on() {
+    let last = |turns: &[&str]| {
+        let mut state = State::default();
+        let mut out = None;
+        for t in turns {
+            let (a, next) = advisor().answer(t, &state);
+            state = next;
+            out = Some(a);
+        }
+        out.expect("an answer")
+    };
+    // One card's two forms set against each other: the topic that tells them apart.
+    let a = last(&[
+        "A100 PCIe vs SXM: does NVLink actually matter if I'm only doing 4-GPU DDP on a 7B?",
+    ]);
+    assert_eq!(a.intent, Intent::Faq);
+    assert!(a.topics.iter().any(|t| t == "nvlink"), "{:?}", a.topics);
+    // A full disk beside the model being downloaded: the storage answer.
+    let a = last(&["data disk 满了，download Qwen2.5-72B 的权重报 No space left on device，能 resize 吗？扩容怎么收费"]);
+    assert_eq!(a.intent, Intent::Faq);
+    assert!(a.topics.iter().any(|t| t == "storage"), "{:?}", a.topics);
+    // A rental period settled on after a workload: the quote for that period.
+    let a = last(&[
+        "想租两张 A100 40G 做 Qwen2.5-14B 的 LoRA，先租一个月",
+        "算了，直接包三个月",
+    ]);
+    assert_eq!(a.intent, Intent::Price);
+    assert_eq!(a.constraints.months, Some(3.0));
+}

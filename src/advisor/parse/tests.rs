@@ -687,7 +687,7 @@ fn tasks_said_around_their_negations_and_data_sizes() {
     );
     check(
         "sglang 部署 Qwen2.5-32B，输出一般比较长，1000 token 上下",
-        r#"lang=zh model=qwen2.5-32b task=inference output=1000 cues=compare topics=framework"#,
+        r#"lang=zh model=qwen2.5-32b task=inference output=1000 topics=framework"#,
     );
     check(
         "预算 1w5/月，想全参微调 Qwen3-8B",
