@@ -1300,3 +1300,31 @@ fn forms_of_one_card_a_full_disk_and_a_period_settled_on() {
     assert_eq!(a.intent, Intent::Price);
     assert_eq!(a.constraints.months, Some(3.0));
 }
+
+#[test]
+fn how_memory_is_worked_out_and_a_card_not_offered() {
+    // A rule of thumb quoted in a question about the formula is an example, not a workload.
+    let (a, _) = advisor().answer(
+        "显存到底怎么估算？看到说1B参数fp32要4G，有没有公式",
+        &State::default(),
+    );
+    assert_eq!(a.intent, Intent::Faq);
+    assert!(a.topics.iter().any(|t| t == "formula"), "{:?}", a.topics);
+    // With a configuration asked beside it, the configuration.
+    let (a, _) = advisor().answer(
+        "What GPU setup do I need for full-parameter DPO on Qwen-7B? Is there a formula for working out the GPU count?",
+        &State::default(),
+    );
+    assert_eq!(a.intent, Intent::Recommend);
+    // A card said not to be on offer is not the card asked about.
+    let (_, state) = advisor().answer("H200 or H100 for DeepSeek-R1?", &State::default());
+    let (a, _) = advisor().answer(
+        "H200 isn't on your list I guess. so what's the cheapest way you can actually host full R1?",
+        &state,
+    );
+    assert_eq!(a.intent, Intent::Recommend);
+    assert_ne!(
+        a.recommendation.as_ref().map(|r| r.gpu.as_str()),
+        Some("h200")
+    );
+}

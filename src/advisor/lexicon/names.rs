@@ -57,6 +57,7 @@ names! {
         Offtopic = "offtopic",
         Diagnostic = "diagnostic",
         Explain = "explain",
+        ExplainFormula = "explain.formula",
         Why = "why",
         WhyLater = "why.later",
         WhyEnd = "why.end",

@@ -107,7 +107,11 @@ pub fn workload_is_background(p: &Parsed, card_word: bool) -> bool {
     let overkill = p.cue(Cue::Overkill) && !p.cue(Cue::Feasibility) && !load;
     // "Why do MoE models like Qwen3-235B-A22B still need VRAM for all 235B params?": the
     // model is the example of a question about memory itself.
-    let explain = p.cue(Cue::Explain) && !p.cue(Cue::Feasibility) && a.gpus.is_empty() && !load;
+    // "显存到底怎么估算？看到说1B参数fp32要4G，有没有公式": how memory is worked out, unless
+    // a configuration is asked beside it ("What GPU setup do I need…? Is there a formula…").
+    let formula = p.cue(Cue::ExplainFormula) && !p.cue(Cue::Recommend);
+    let explain =
+        (p.cue(Cue::Explain) || formula) && !p.cue(Cue::Feasibility) && a.gpus.is_empty() && !load;
     (diagnostic || usage || overkill || explain || (disk && a.gpus.is_empty()))
         && a.budget_cny.is_none()
 }
