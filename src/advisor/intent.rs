@@ -209,6 +209,20 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
             }
             return (Intent::Recommend, merged, true);
         }
+        // "可以开发票吧" then "which machine does that get us?", "那一万五以内，显存最大的是
+        // 哪种方案" after a budget question: that budget's answer, at the amount changed.
+        if prev.question_intent() == Intent::Budget
+            && prev.asked.budget_cny.is_some()
+            && !has_workload
+            && a.gpus.is_empty()
+            && !compare
+            && (p.cue(Cue::Budget)
+                || p.cue(Cue::Recommend)
+                || p.cue(Cue::RecommendAsk)
+                || a.changed_to.is_some())
+        {
+            return (Intent::Budget, a.over(&prev.asked), true);
+        }
         // "大概几个小时能跑完" after a training plan: that plan again; its reply gives the
         // hours.
         if p.duration_asked

@@ -1328,3 +1328,41 @@ fn how_memory_is_worked_out_and_a_card_not_offered() {
         Some("h200")
     );
 }
+
+#[test]
+fn a_budget_asked_again_after_a_side_question_and_a_domestic_rule_dropped() {
+    let last = |turns: &[&str]| {
+        let mut state = State::default();
+        let mut out = None;
+        for t in turns {
+            let (a, next) = advisor().answer(t, &state);
+            state = next;
+            out = Some(a);
+        }
+        out.expect("an answer")
+    };
+    // A side question between the budget and what it gets keeps the budget.
+    let a = last(&[
+        "每月预算一万五，不限定模型，就想知道能租到什么",
+        "可以开发票吧",
+        "那一万五以内，显存最大的是哪种方案",
+    ]);
+    assert_eq!(a.intent, Intent::Budget);
+    assert_eq!(a.constraints.budget_cny_month, Some(15000.0));
+    // An amount the question is asked at changes the budget.
+    let a = last(&[
+        "Budget is 3000 CNY a month, what can I get?",
+        "what if I stretch it to 6000?",
+        "at 6000, what's the most VRAM per card I can have?",
+    ]);
+    assert_eq!(a.intent, Intent::Budget);
+    assert_eq!(a.constraints.budget_cny_month, Some(6000.0));
+    // "No requirement for domestic hardware" lifts it rather than asking for it.
+    let a = last(&[
+        "We have 50k CNY per month for a training cluster",
+        "no requirement for domestic hardware",
+        "which machine does that get us?",
+    ]);
+    assert_eq!(a.intent, Intent::Budget);
+    assert!(!a.constraints.domestic);
+}

@@ -574,7 +574,7 @@ fn budgets_per_day_and_hour_and_two_sizes_of_one_card() {
     );
     check(
         "每小时不超过 5 块钱，Qwen2.5-7B 推理能租到啥？",
-        "lang=zh model=qwen2.5-7b task=inference budget=3600 cues=hourly",
+        "lang=zh model=qwen2.5-7b task=inference budget=3600 cues=budget,hourly",
     );
     check(
         "A100 40GB vs 80GB - is the bigger one worth paying for?",
