@@ -1295,3 +1295,24 @@ fn a_task_refused_teams_counted_hearsay_and_the_fewest_cards() {
     );
     assert!(!p.asked.domestic);
 }
+
+#[test]
+fn loads_and_limits_said_in_passing_and_a_factor_that_is_not_a_count() {
+    check(
+        "我们要 serve 一个 Qwen3-30B-A3B，用 vllm，concurrent users 大概 40",
+        "lang=zh model=qwen3-30b-a3b task=inference concurrency=40 topics=concurrency,framework",
+    );
+    check(
+        "what if we cap the context at 32k instead?",
+        "lang=en context=32768 cues=followup",
+    );
+    check(
+        "and how does the V100S stack up against the 3090?",
+        "lang=en gpus=v100s-32g,rtx3090 cues=compare,followup",
+    );
+    // "翻一倍" doubles the concurrency said before; its 一 is not a count of users.
+    check(
+        "那如果并发翻一倍",
+        "lang=zh cues=followup topics=concurrency",
+    );
+}
