@@ -168,6 +168,11 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     // Card against card in any phrasing is a comparison, with or without a workload.
     // "Can a 4090 handle it, or do we need an A100?" asks about the first card.
     let compare = a.gpus.len() >= 2 && p.cue(Cue::Compare) && !p.cue(Cue::Escalate);
+    // "要是年付之后项目中途黄了，剩下的钱能退吗": whether money comes back is the billing
+    // policy's question, whatever period or price words come with it.
+    if p.cue(Cue::RefundAsk) && !p.topics.is_empty() && !p.amount_asked && !compare {
+        return (Intent::Faq, a.clone(), false);
+    }
     // A follow-up: something that modifies the last turn, without a workload of its own
     // or introduced as one ("那 7B 呢"). Topic-only questions and comparisons stand alone.
     if let Some(prev) = prev {
@@ -211,17 +216,26 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
         }
         // "可以开发票吧" then "which machine does that get us?", "那一万五以内，显存最大的是
         // 哪种方案" after a budget question: that budget's answer, at the amount changed.
-        if prev.question_intent() == Intent::Budget
-            && prev.asked.budget_cny.is_some()
+        // After a workload with its budget, "what's the best you can do for that money?" is
+        // the recommendation within it.
+        let budget_question = prev.question_intent() == Intent::Budget;
+        if prev.asked.budget_cny.is_some()
             && !has_workload
             && a.gpus.is_empty()
             && !compare
             && (p.cue(Cue::Budget)
-                || p.cue(Cue::Recommend)
-                || p.cue(Cue::RecommendAsk)
-                || a.changed_to.is_some())
+                || budget_question
+                    && (p.cue(Cue::Recommend)
+                        || p.cue(Cue::RecommendAsk)
+                        || a.changed_to.is_some()))
         {
-            return (Intent::Budget, a.over(&prev.asked), true);
+            let merged = a.over(&prev.asked);
+            let intent = if merged.has_workload() {
+                Intent::Recommend
+            } else {
+                Intent::Budget
+            };
+            return (intent, merged, true);
         }
         // "大概几个小时能跑完" after a training plan: that plan again; its reply gives the
         // hours.

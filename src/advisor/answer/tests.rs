@@ -1366,3 +1366,32 @@ fn a_budget_asked_again_after_a_side_question_and_a_domestic_rule_dropped() {
     assert_eq!(a.intent, Intent::Budget);
     assert!(!a.constraints.domestic);
 }
+
+#[test]
+fn a_refund_asked_after_a_quote_and_the_money_of_a_workload_asked_again() {
+    let last = |turns: &[&str]| {
+        let mut state = State::default();
+        let mut out = None;
+        for t in turns {
+            let (a, next) = advisor().answer(t, &state);
+            state = next;
+            out = Some(a);
+        }
+        out.expect("an answer")
+    };
+    // Whether the money comes back is the billing policy's, not another quote.
+    let a = last(&[
+        "4 张 A100 40G 跑 Qwen2.5-72B 的 AWQ，月付多少钱",
+        "年付能便宜多少",
+        "要是年付之后项目中途黄了，剩下的钱能退吗",
+    ]);
+    assert_eq!(a.intent, Intent::Faq);
+    // "For that money" after a workload and its budget: the recommendation within it.
+    let a = last(&[
+        "We have roughly $800 a month for GPUs",
+        "mostly to run 7B-13B models for internal tools",
+        "what's the best you can do for that money?",
+    ]);
+    assert_eq!(a.intent, Intent::Recommend);
+    assert_eq!(a.constraints.budget_cny_month, Some(5760.0));
+}

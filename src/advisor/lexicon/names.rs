@@ -58,6 +58,7 @@ names! {
         Diagnostic = "diagnostic",
         Explain = "explain",
         ExplainFormula = "explain.formula",
+        RefundAsk = "refund.ask",
         Why = "why",
         WhyLater = "why.later",
         WhyEnd = "why.end",
