@@ -554,18 +554,21 @@ async fn send_reply_splits_long_answers_against_a_fake_api() {
 
 #[tokio::test]
 async fn commands_follow_catalog_reloads_and_unchanged_ones_are_not_sent_again() {
+    // The three catalogs are built before the clock starts: building one compiles every
+    // pattern, seconds each in a debug build on a busy machine.
+    let (first, same, mut renamed) = (advisor(), advisor(), advisor());
     tokio::time::timeout(T, async {
         let (base, rec) = fake_discord().await;
         let http = Arc::new(discord::http_client("test-token", Some(&base)));
         http.set_application_id(ApplicationId::new(4321));
-        let live = Arc::new(gpu_advisor::app::Live::new(advisor()));
+        let live = Arc::new(gpu_advisor::app::Live::new(first));
         let sync = Arc::new(discord::CommandSync::default());
         assert!(sync.sync(&http, &live.get().catalog).await.expect("sent"));
         // A reconnect (`ready` again) with the same catalog: nothing to send.
         assert!(!sync.sync(&http, &live.get().catalog).await.expect("kept"));
         tokio::spawn(Arc::clone(&sync).follow(Arc::clone(&http), &live));
         // A reload that leaves every choice as it was.
-        live.replace(advisor());
+        live.replace(same);
         tokio::time::sleep(Duration::from_millis(300)).await;
         assert_eq!(
             rec.lock().unwrap().len(),
@@ -573,7 +576,6 @@ async fn commands_follow_catalog_reloads_and_unchanged_ones_are_not_sent_again()
             "an unchanged reload sent nothing"
         );
         // A reload that renames an offer: the commands go again, with the new choice.
-        let mut renamed = advisor();
         renamed.catalog.offers[0].name_en = "Renamed offer".into();
         let id = renamed.catalog.offers[0].id.clone();
         live.replace(renamed);
