@@ -1316,3 +1316,20 @@ fn loads_and_limits_said_in_passing_and_a_factor_that_is_not_a_count() {
         "lang=zh cues=followup topics=concurrency",
     );
 }
+
+#[test]
+fn a_card_the_provider_is_said_not_to_have_is_declined() {
+    for q in [
+        "you don't rent H200 as far as I can tell, so what would you put it on instead?",
+        "H200 isn't on your list I guess. so what's the cheapest way you can actually host full R1?",
+    ] {
+        let p = advisor().parser.parse(q, advisor().catalog.billing.usd_cny);
+        assert_eq!(p.asked.declined, ["h200"], "{q:?}");
+    }
+    // A card that lacks a feature is not declined.
+    let p = advisor().parser.parse(
+        "4090 没有 NVLink，两张能跑 Qwen2.5-32B 吗",
+        advisor().catalog.billing.usd_cny,
+    );
+    assert!(p.asked.declined.is_empty());
+}
