@@ -1302,6 +1302,11 @@ fn loads_and_limits_said_in_passing_and_a_factor_that_is_not_a_count() {
         "我们要 serve 一个 Qwen3-30B-A3B，用 vllm，concurrent users 大概 40",
         "lang=zh model=qwen3-30b-a3b task=inference concurrency=40 topics=concurrency,framework",
     );
+    // The request size after "concurrent requests of" is not their number.
+    check(
+        "Llama-3.3-70B FP8 on 2x H100 TP2 via NIM (TensorRT-LLM), 25 concurrent requests of 5000 in / 500 out: per-user generation speed?",
+        "lang=en gpus=h100-sxm count=2 model=llama-3.3-70b precision=fp8 context=5500 concurrency=25 output=500 topics=framework,concurrency,fp8",
+    );
     check(
         "what if we cap the context at 32k instead?",
         "lang=en context=32768 cues=followup",
