@@ -1272,31 +1272,25 @@ fn a_speed_seen_on_a_named_configuration_is_measured_against_its_estimate() {
 
 #[test]
 fn forms_of_one_card_a_full_disk_and_a_period_settled_on() {
-    let last = |turns: &[&str]| {
-        let mut state = State::default();
-        let mut out = None;
-        for t in turns {
-            let (a, next) = advisor().answer(t, &state);
-            state = next;
-            out = Some(a);
-        }
-        out.expect("an answer")
-    };
     // One card's two forms set against each other: the topic that tells them apart.
-    let a = last(&[
-        "A100 PCIe vs SXM: does NVLink actually matter if I'm only doing 4-GPU DDP on a 7B?",
-    ]);
+    let a = last_answer(
+        advisor(),
+        &["A100 PCIe vs SXM: does NVLink actually matter if I'm only doing 4-GPU DDP on a 7B?"],
+    );
     assert_eq!(a.intent, Intent::Faq);
     assert!(a.topics.iter().any(|t| t == "nvlink"), "{:?}", a.topics);
     // A full disk beside the model being downloaded: the storage answer.
-    let a = last(&["data disk 满了，download Qwen2.5-72B 的权重报 No space left on device，能 resize 吗？扩容怎么收费"]);
+    let a = last_answer(advisor(), &["data disk 满了，download Qwen2.5-72B 的权重报 No space left on device，能 resize 吗？扩容怎么收费"]);
     assert_eq!(a.intent, Intent::Faq);
     assert!(a.topics.iter().any(|t| t == "storage"), "{:?}", a.topics);
     // A rental period settled on after a workload: the quote for that period.
-    let a = last(&[
-        "想租两张 A100 40G 做 Qwen2.5-14B 的 LoRA，先租一个月",
-        "算了，直接包三个月",
-    ]);
+    let a = last_answer(
+        advisor(),
+        &[
+            "想租两张 A100 40G 做 Qwen2.5-14B 的 LoRA，先租一个月",
+            "算了，直接包三个月",
+        ],
+    );
     assert_eq!(a.intent, Intent::Price);
     assert_eq!(a.constraints.months, Some(3.0));
 }
@@ -1331,67 +1325,62 @@ fn how_memory_is_worked_out_and_a_card_not_offered() {
 
 #[test]
 fn a_budget_asked_again_after_a_side_question_and_a_domestic_rule_dropped() {
-    let last = |turns: &[&str]| {
-        let mut state = State::default();
-        let mut out = None;
-        for t in turns {
-            let (a, next) = advisor().answer(t, &state);
-            state = next;
-            out = Some(a);
-        }
-        out.expect("an answer")
-    };
     // A side question between the budget and what it gets keeps the budget.
-    let a = last(&[
-        "每月预算一万五，不限定模型，就想知道能租到什么",
-        "可以开发票吧",
-        "那一万五以内，显存最大的是哪种方案",
-    ]);
+    let a = last_answer(
+        advisor(),
+        &[
+            "每月预算一万五，不限定模型，就想知道能租到什么",
+            "可以开发票吧",
+            "那一万五以内，显存最大的是哪种方案",
+        ],
+    );
     assert_eq!(a.intent, Intent::Budget);
     assert_eq!(a.constraints.budget_cny_month, Some(15000.0));
     // An amount the question is asked at changes the budget.
-    let a = last(&[
-        "Budget is 3000 CNY a month, what can I get?",
-        "what if I stretch it to 6000?",
-        "at 6000, what's the most VRAM per card I can have?",
-    ]);
+    let a = last_answer(
+        advisor(),
+        &[
+            "Budget is 3000 CNY a month, what can I get?",
+            "what if I stretch it to 6000?",
+            "at 6000, what's the most VRAM per card I can have?",
+        ],
+    );
     assert_eq!(a.intent, Intent::Budget);
     assert_eq!(a.constraints.budget_cny_month, Some(6000.0));
     // "No requirement for domestic hardware" lifts it rather than asking for it.
-    let a = last(&[
-        "We have 50k CNY per month for a training cluster",
-        "no requirement for domestic hardware",
-        "which machine does that get us?",
-    ]);
+    let a = last_answer(
+        advisor(),
+        &[
+            "We have 50k CNY per month for a training cluster",
+            "no requirement for domestic hardware",
+            "which machine does that get us?",
+        ],
+    );
     assert_eq!(a.intent, Intent::Budget);
     assert!(!a.constraints.domestic);
 }
 
 #[test]
 fn a_refund_asked_after_a_quote_and_the_money_of_a_workload_asked_again() {
-    let last = |turns: &[&str]| {
-        let mut state = State::default();
-        let mut out = None;
-        for t in turns {
-            let (a, next) = advisor().answer(t, &state);
-            state = next;
-            out = Some(a);
-        }
-        out.expect("an answer")
-    };
     // Whether the money comes back is the billing policy's, not another quote.
-    let a = last(&[
-        "4 张 A100 40G 跑 Qwen2.5-72B 的 AWQ，月付多少钱",
-        "年付能便宜多少",
-        "要是年付之后项目中途黄了，剩下的钱能退吗",
-    ]);
+    let a = last_answer(
+        advisor(),
+        &[
+            "4 张 A100 40G 跑 Qwen2.5-72B 的 AWQ，月付多少钱",
+            "年付能便宜多少",
+            "要是年付之后项目中途黄了，剩下的钱能退吗",
+        ],
+    );
     assert_eq!(a.intent, Intent::Faq);
     // "For that money" after a workload and its budget: the recommendation within it.
-    let a = last(&[
-        "We have roughly $800 a month for GPUs",
-        "mostly to run 7B-13B models for internal tools",
-        "what's the best you can do for that money?",
-    ]);
+    let a = last_answer(
+        advisor(),
+        &[
+            "We have roughly $800 a month for GPUs",
+            "mostly to run 7B-13B models for internal tools",
+            "what's the best you can do for that money?",
+        ],
+    );
     assert_eq!(a.intent, Intent::Recommend);
     assert_eq!(a.constraints.budget_cny_month, Some(5760.0));
 }
