@@ -238,7 +238,13 @@ impl Parser {
     pub fn parse(&self, raw: &str, usd_cny: f64) -> Parsed {
         let text = normalise::question(&self.lex, raw);
         let full = self.parse_one(raw, text.clone(), usd_cny);
-        if full.empty || !full.aside_marked {
+        if full.empty {
+            return full;
+        }
+        if let Some(p) = self.closing_topic(&full, &text, usd_cny) {
+            return p;
+        }
+        if !full.aside_marked {
             return full;
         }
         let Some((question, led)) = aside::question_only(&self.lex, &text) else {
@@ -248,19 +254,7 @@ impl Parser {
         let mut p = self.parse_one(&question, question.clone(), usd_cny);
         // The question alone asks a topic and nothing of a workload ("是不是因为机器没有
         // NVLink？"): the workload the asides describe is its background.
-        let asks = [
-            Cue::Feasibility,
-            Cue::Recommend,
-            Cue::RecommendAsk,
-            Cue::CountAsk,
-            Cue::Price,
-            Cue::Budget,
-        ];
-        let topic_only = !p.topics.is_empty()
-            && !p.asked.has_workload()
-            && p.asked.gpus.len() < 2
-            && p.asked.gpu_count.is_none()
-            && !asks.iter().any(|&c| p.cues.contains(&c));
+        let topic_only = asks_only_a_topic(&p);
         let replaces = p.cue(Cue::Replace) || p.cue(Cue::Instead);
         let (a, f) = (&mut p.asked, &full.asked);
         // "…Qwen2.5-Coder-7B… is one A100 enough for a 7B model?": the model named, at the
@@ -333,6 +327,65 @@ impl Parser {
         p.lang_sure = full.lang_sure;
         p.background |= topic_only;
         p
+    }
+
+    /// A long message that closes with a question of a topic alone, after background
+    /// sentences that may state a workload ("…我们这个服务跑的是 Qwen3-14B，在你们的 A100
+    /// 上。请问 KV cache 和最大并发数到底是怎么算出来的？"): that question decides. Its parse,
+    /// with the workload of the whole message as its background ([`aside::last_question`]).
+    fn closing_topic(&self, full: &Parsed, text: &str, usd_cny: f64) -> Option<Parsed> {
+        let question = aside::last_question(text)?;
+        let mut p = self.parse_one(&question, question.clone(), usd_cny);
+        // A sure sign of the topic, a trigger: a short question's words are too few for
+        // the examples to tell a topic from "Which config gets it done cheapest?".
+        let more = [
+            Cue::Help,
+            Cue::CheapestAsk,
+            Cue::CountAskMachines,
+            Cue::Replace,
+            Cue::Instead,
+            Cue::Escalate,
+        ];
+        // Asked of the topic's own subject, not of the workload: whether a disk is big
+        // enough ("数据盘要多大才够？"), where a copy can run ("推理能不能在新加坡和国内各放一份
+        // 副本？", with no card anywhere), what else is charged ("除了月租之外，还有没有其他
+        // 收费？", no amount asked).
+        let (q, f) = (&p.asked, &full.asked);
+        let mut cues = p.cues.clone();
+        cues.retain(|&c| match c {
+            Cue::Price => p.amount_asked,
+            Cue::Feasibility | Cue::Recommend if p.cue(Cue::StorageAsk) => !q.gpus.is_empty(),
+            Cue::Feasibility => !q.gpus.is_empty() || !f.gpus.is_empty(),
+            _ => true,
+        });
+        let asked = Parsed { cues, ..p.clone() };
+        if !asks_only_a_topic(&asked)
+            || more.iter().any(|&c| p.cue(c))
+            || self.triggers.route(&question, false).topics.is_empty()
+            // "…up to 200 concurrent users. Is H100 overkill here?": the load is sized
+            // ([`topics::workload_is_background`]).
+            || p.cue(Cue::Overkill) && full.asked.states_a_load()
+        {
+            return None;
+        }
+        let (a, f) = (&mut p.asked, &full.asked);
+        a.model.clone_from(&f.model);
+        a.size_b = f.size_b;
+        a.active_b = f.active_b;
+        a.task = a.task.or(f.task);
+        a.precision = a.precision.or(f.precision);
+        a.context = a.context.or(f.context);
+        a.train_tokens = a.train_tokens.or(f.train_tokens);
+        a.concurrency = a.concurrency.or(f.concurrency);
+        if !a.serving.stated() {
+            a.serving = f.serving.clone();
+        }
+        p.unknown_model.clone_from(&full.unknown_model);
+        p.family_named = full.family_named;
+        p.lang = full.lang;
+        p.lang_sure = full.lang_sure;
+        p.background = true;
+        Some(p)
     }
 
     /// Parses one question, `text` being `raw` normalised.
@@ -630,6 +683,25 @@ impl Parser {
 
 #[cfg(test)]
 mod tests;
+
+/// A question that asks a topic and nothing of a workload: no workload of its own, no two
+/// cards, no count, and none of the cues that ask what to rent, whether it runs, a price or
+/// a budget ("是不是因为机器没有 NVLink？").
+fn asks_only_a_topic(p: &Parsed) -> bool {
+    let asks = [
+        Cue::Feasibility,
+        Cue::Recommend,
+        Cue::RecommendAsk,
+        Cue::CountAsk,
+        Cue::Price,
+        Cue::Budget,
+    ];
+    !p.topics.is_empty()
+        && !p.asked.has_workload()
+        && p.asked.gpus.len() < 2
+        && p.asked.gpu_count.is_none()
+        && !asks.iter().any(|&c| p.cues.contains(&c))
+}
 
 /// Whether the price cue holds in `text` with every quoted price ("报价 1100", "they
 /// charge $2") and every other provider's quote ("有家报价 A100 比你们便宜一千多")

@@ -54,6 +54,35 @@ fn lead(lex: &Lexicon, text: &str) -> Option<String> {
     (!rest.trim().is_empty() && lead.start > 0).then(|| rest.to_string())
 }
 
+/// The question a long message closes with, after its background: the sentences at the
+/// end that ask (end with `?`, 吗, 呢 or 么), when at least two sentences that do not ask
+/// come before them ("…我们在你们的 8 卡 A100 上做 RL 训练，老板问要不要换。请问从 A100
+/// 升级到 H100 值不值得？实际能快多少？"). A short closing without a question ("谢谢！",
+/// "Thanks.") is passed over.
+pub fn last_question(text: &str) -> Option<String> {
+    let parts = sentences(text);
+    let asks = |s: &str| {
+        let t = s.trim_end_matches(['.', '。', '!', ' ', ',', '\n']);
+        t.ends_with(['?', '吗', '呢', '么'])
+    };
+    let short = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).count() < 8;
+    let mut end = parts.len();
+    while end > 0 && !asks(&text[parts[end - 1].0..parts[end - 1].1]) {
+        if !short(&text[parts[end - 1].0..parts[end - 1].1]) {
+            return None;
+        }
+        end -= 1;
+    }
+    let mut start = end;
+    while start > 0 && asks(&text[parts[start - 1].0..parts[start - 1].1]) {
+        start -= 1;
+    }
+    if start == end || start < 2 {
+        return None;
+    }
+    Some(text[parts[start].0..parts[end - 1].1].to_string())
+}
+
 fn without_asides(lex: &Lexicon, text: &str) -> Option<String> {
     let parts = sentences(text);
     if parts.len() < 2 {
@@ -147,6 +176,40 @@ mod tests {
             None,
         );
         check("4 张 A100 40G 能跑 Qwen-72B 吗？", None);
+    }
+
+    #[test]
+    fn a_long_message_closes_with_its_question() {
+        let lex = advisor().parser.lexicon();
+        let last_question =
+            |t: &str| super::last_question(&crate::advisor::parse::normalise::question(lex, t));
+        let q = last_question(
+            "我们在跑 Qwen2.5-14B。机器是两张 A100。请问数据盘能扩容吗？默认多大？谢谢！",
+        );
+        assert_eq!(q.as_deref(), Some("请问数据盘能扩容吗?默认多大?"));
+        // Too little background, or a closing that does not ask: no question of its own.
+        assert_eq!(
+            last_question("我们在跑 Qwen2.5-14B。请问数据盘能扩容吗?"),
+            None
+        );
+        assert_eq!(
+            last_question("We run Llama. On two cards. Is NVLink needed? Please size it for us."),
+            None
+        );
+    }
+
+    #[test]
+    fn a_closing_topic_question_is_asked_of_the_background_workload() {
+        let parse = |q: &str| advisor().parser.parse(q, 7.2);
+        let p = parse("我们在你们的 8 卡 A100 上全参训练 Qwen2.5-7B。每 200 步存一次 checkpoint。请问数据盘要多大才够？不够怎么加？");
+        assert!(p.background);
+        assert_eq!(p.topics.first().map(String::as_str), Some("storage"));
+        assert_eq!(p.asked.model.as_deref(), Some("qwen2.5-7b"));
+        // Asked of the workload itself, the closing question is no topic's.
+        let p = parse("We serve Qwen2.5-7B to 40 agents. Context is 8k. Which configuration do you suggest, and do we need NVLink?");
+        assert!(!p.background);
+        let p = parse("We serve Qwen2.5-7B to 40 agents. Context is 8k. What's the monthly cost, and do we need NVLink?");
+        assert!(!p.background);
     }
 
     #[test]
