@@ -100,15 +100,21 @@ pub fn passing_topic(p: &Parsed, prev: Option<&Turn>) -> bool {
         Cue::Budget,
     ];
     let states = a.states_a_setting() || a.gpus.len() > 1 || a.whole_cards || p.recipe_stated;
-    // A method named ("普通 LoRA 就行") changes the task; a plain "训练" does not.
-    let method = a.task.is_some() && !a.task_train_only;
+    // A method named ("普通 LoRA 就行") changes the task; a plain "训练" does not, nor one
+    // in what others say ("People say fine-tuning on several 4090s is slow. True?").
+    let method = a.task.is_some() && !a.task_train_only && !(p.aside_marked && p.claim_checked);
     // A card the conversation is already about, or asked after a feature of ("4090 支持
     // FP8 吗"); another card is a change of card ("ok and on an a100 40g?").
     fn family(g: &str) -> &str {
         g.split('-').next().unwrap_or(g)
     }
+    // A card in what others say or in a why ("People say training on several 3090s
+    // together is slow. True?", "为什么我们在 4090 上生成才 7 token/s") is the subject of
+    // the topic, not a change of card.
     let card_kept = a.gpus.iter().all(|g| {
         p.cue(Cue::FeatureAsk)
+            || p.aside_marked
+            || p.cue(Cue::Why)
             || prev.is_some_and(|t| t.asked.gpus.iter().any(|h| family(h) == family(g)))
     });
     !p.topics.is_empty()
@@ -171,6 +177,14 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     // "要是年付之后项目中途黄了，剩下的钱能退吗": whether money comes back is the billing
     // policy's question, whatever period or price words come with it.
     if p.cue(Cue::RefundAsk) && !p.topics.is_empty() && !p.amount_asked && !compare {
+        return (Intent::Faq, a.clone(), false);
+    }
+    // "为什么 4090 算力比 A100 高，A100 还贵那么多": asked why, with a topic that says
+    // why, not which card to take; in a conversation too ("为什么我们在 4090 上生成才 7
+    // token/s，是显存带宽的问题吗？" after a workload), unless it goes on from the last turn.
+    let why =
+        p.cue(Cue::Why) && !p.topics.is_empty() && !p.cue(Cue::Feasibility) && !p.cue(Cue::Price);
+    if why && (prev.is_none() || !p.cue(Cue::Followup)) {
         return (Intent::Faq, a.clone(), false);
     }
     // A follow-up: something that modifies the last turn, without a workload of its own
@@ -390,11 +404,6 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
             };
             return (intent, merged, true);
         }
-    }
-    // "为什么 4090 算力比 A100 高，A100 还贵那么多": asked why, with a topic that says
-    // why, not which card to take.
-    if p.cue(Cue::Why) && !p.topics.is_empty() && !p.cue(Cue::Feasibility) && !p.cue(Cue::Price) {
-        return (Intent::Faq, a.clone(), false);
     }
     // A why that closes the message ("everyone says 4090 跑 70B 是个坑, why") asks why the
     // statement before it holds, whatever workload the statement names.

@@ -111,6 +111,8 @@ pub struct Parsed {
     /// A marker of an aside was found (someone else's claim, an earlier attempt…): the
     /// question may be only part of the text ([`aside`]).
     pub aside_marked: bool,
+    /// The message asks whether a claim holds ("True?", "真的吗", "靠谱吗").
+    pub claim_checked: bool,
     /// A training or serving recipe was stated (attention, checkpointing, a quantisation
     /// library, LoRA targets or rank, a framework, a ZeRO stage).
     pub recipe_stated: bool,
@@ -423,6 +425,7 @@ impl Parser {
         ]
         .into_iter()
         .any(|s| lex.has_in(&scan, s));
+        p.claim_checked = lex.has_in(&scan, Slot::AsideVerify);
         p.duration_asked = lex.has_in(&scan, Slot::AskDuration);
         p.card_variant_gb = lex
             .find_in(&scan, Slot::CardVariant, &text, false)

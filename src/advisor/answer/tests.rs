@@ -1384,3 +1384,40 @@ fn a_refund_asked_after_a_quote_and_the_money_of_a_workload_asked_again() {
     assert_eq!(a.intent, Intent::Recommend);
     assert_eq!(a.constraints.budget_cny_month, Some(5760.0));
 }
+
+#[test]
+fn side_questions_about_other_cards_and_whys_leave_the_conversation_as_it_was() {
+    // Others' claim about a card, then a change of method: the recommendation again.
+    let turns = [
+        "想全参微调 Qwen2.5-1.5B，cutoff_len 2048，租什么配置？",
+        "People say fine-tuning on several 4090s together is slow. True?",
+        "那换成 LoRA 呢",
+    ];
+    let a = last_answer(advisor(), &turns);
+    assert_eq!(a.intent, Intent::Recommend, "{turns:?}");
+    assert_eq!(
+        a.workload.as_ref().map(|w| w.task),
+        Some(crate::advisor::workload::Task::Lora)
+    );
+    // A why about a speed seen on another card is the topic's question.
+    let turns = [
+        "We serve Qwen2.5-14B for one user at a time, 4k context. Which card?",
+        "为什么我们在 3090 上生成才 9 token/s，是显存带宽的问题吗？",
+    ];
+    let a = last_answer(advisor(), &turns);
+    assert_eq!(a.intent, Intent::Faq, "{turns:?}");
+    assert!(
+        a.topics.iter().any(|t| t == "hbm-bandwidth"),
+        "{:?}",
+        a.topics
+    );
+    // A context shrunk after a side question.
+    let turns = [
+        "GLM-4-9B-Chat 部署，要支持 128k 长文本，就一个用户在用",
+        "Is CUDA preinstalled?",
+        "上下文缩到 16k 的话呢",
+    ];
+    let a = last_answer(advisor(), &turns);
+    assert_eq!(a.intent, Intent::Recommend, "{turns:?}");
+    assert_eq!(a.workload.as_ref().map(|w| w.context_tokens), Some(16384));
+}
