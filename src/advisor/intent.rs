@@ -99,10 +99,22 @@ pub fn passing_topic(p: &Parsed, prev: Option<&Turn>) -> bool {
         Cue::Price,
         Cue::Budget,
     ];
-    let states = a.states_a_setting() || a.gpus.len() > 1 || a.whole_cards || p.recipe_stated;
+    // The size of the provider's machine asked about ("Is your 8x A100 80GB a single
+    // node…?") is no count of the customer's.
+    let yours = p.cue(Cue::CardYours);
+    let counted = a.gpu_count.is_some() && !yours;
+    let setting = Asked {
+        gpu_count: None,
+        ..a.clone()
+    }
+    .states_a_setting();
+    let states = setting || counted || a.gpus.len() > 1 || a.whole_cards || p.recipe_stated;
     // A method named ("普通 LoRA 就行") changes the task; a plain "训练" does not, nor one
-    // in what others say ("People say fine-tuning on several 4090s is slow. True?").
-    let method = a.task.is_some() && !a.task_train_only && !(p.aside_marked && p.claim_checked);
+    // in what others say ("People say fine-tuning on several 4090s is slow. True?"), nor
+    // what others ran beside a question of the provider's cards ("Saw people running zero3
+    // on 4090s. Do your 4090 boxes have NVLink?").
+    let others = p.aside_marked && p.claim_checked || yours || p.cue(Cue::FeatureAsk);
+    let method = a.task.is_some() && !a.task_train_only && !others;
     // A card the conversation is already about, or asked after a feature of ("4090 支持
     // FP8 吗"); another card is a change of card ("ok and on an a100 40g?").
     fn family(g: &str) -> &str {
@@ -113,6 +125,7 @@ pub fn passing_topic(p: &Parsed, prev: Option<&Turn>) -> bool {
     // the topic, not a change of card.
     let card_kept = a.gpus.iter().all(|g| {
         p.cue(Cue::FeatureAsk)
+            || yours
             || p.aside_marked
             || p.cue(Cue::Why)
             || prev.is_some_and(|t| t.asked.gpus.iter().any(|h| family(h) == family(g)))
@@ -359,7 +372,16 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
                 }
                 // "H100 多少钱" then "那 A100 呢" in a conversation with a workload: still
                 // the price.
-                Intent::Price if !has_workload && a.gpus.len() == 1 && !p.cue(Cue::Feasibility) => {
+                // "What about unquantized fp16 on that same T4?" after a price asked in
+                // passing changes the workload: its verdict.
+                Intent::Price
+                    if !has_workload
+                        && a.gpus.len() == 1
+                        && !p.cue(Cue::Feasibility)
+                        && a.precision.is_none()
+                        && a.task.is_none()
+                        && !a.states_a_load() =>
+                {
                     Intent::Price
                 }
                 _ if !merged.has_workload() && merged.budget_cny.is_some() => Intent::Budget,

@@ -1421,3 +1421,31 @@ fn side_questions_about_other_cards_and_whys_leave_the_conversation_as_it_was() 
     assert_eq!(a.intent, Intent::Recommend, "{turns:?}");
     assert_eq!(a.workload.as_ref().map(|w| w.context_tokens), Some(16384));
 }
+
+#[test]
+fn the_providers_cards_asked_about_in_passing_leave_the_workload_and_its_question() {
+    // A question of the provider's machines between a workload and its change.
+    let turns = [
+        "全量微调 Qwen2.5-7B，序列 2048，要租什么？",
+        "Are your A100s SXM or PCIe, and is there NVLink between the cards?",
+        "那 batch 开到 2 呢",
+    ];
+    let a = last_answer(advisor(), &turns);
+    assert_eq!(a.intent, Intent::Recommend, "{turns:?}");
+    let turns = [
+        "Continue pretraining Qwen2.5-14B on our corpus, 4k sequence length, about 5B tokens.",
+        "Is your 8x H100 a single node with NVLink inside?",
+        "And if the corpus grows to 20B tokens?",
+    ];
+    let a = last_answer(advisor(), &turns);
+    assert_eq!(a.intent, Intent::Recommend, "{turns:?}");
+    // A precision changed after a price asked in passing: the verdict on the card.
+    let turns = [
+        "Can a T4 run Qwen2.5-7B-Instruct with AWQ 4-bit?",
+        "Is your T4 price per card or per machine?",
+        "What about unquantized fp16 on that same T4?",
+    ];
+    let a = last_answer(advisor(), &turns);
+    assert_eq!(a.intent, Intent::Feasibility, "{turns:?}");
+    assert_eq!(a.verdict.as_ref().map(|v| v.fits), Some(false));
+}

@@ -45,6 +45,7 @@ names! {
         Instead = "instead",
         CheapestAsk = "cheapest.ask",
         CardReferred = "card.referred",
+        CardYours = "card.yours",
         Settle = "settle",
         CpuServer = "cpu_server",
         MachineDeclined = "machine.declined",

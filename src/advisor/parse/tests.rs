@@ -1123,7 +1123,7 @@ fn speeds_asked_on_a_card_counts_asked_after_a_workload_and_months_of_a_project(
         "We already own 4x V100 32GB. Can they run Llama-3.3-70B in fp16 for a handful of users?",
         r#"lang=en gpus=v100s-32g count=4 model=llama-3.3-70b task=inference precision=fp16 cues=feasibility"#,
     );
-    check("Are your A100s new or pulled from old mining rigs? Our last provider handed us a 40GB card labelled as 80GB.", r#"lang=en gpus=a100-40g,a100-80g plural=yes topics=used-cards"#);
+    check("Are your A100s new or pulled from old mining rigs? Our last provider handed us a 40GB card labelled as 80GB.", r#"lang=en gpus=a100-40g,a100-80g plural=yes cues=card.yours topics=used-cards"#);
     // Two topics tied: both; a tie for whether a named card will do: none.
     check(
         "用户一半在北美一半在国内，机器该放哪边",
