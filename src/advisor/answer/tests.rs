@@ -1449,3 +1449,23 @@ fn the_providers_cards_asked_about_in_passing_leave_the_workload_and_its_questio
     assert_eq!(a.intent, Intent::Feasibility, "{turns:?}");
     assert_eq!(a.verdict.as_ref().map(|v| v.fits), Some(false));
 }
+
+#[test]
+fn training_declined_in_any_wording_is_inference() {
+    for q in [
+        "Qwen2.5-7B，上下文 4k，不需要训练，租什么卡",
+        "Qwen2.5-7B，上下文 4k，唔使訓練，淨係推理，租邊張卡",
+    ] {
+        let a = last_answer(advisor(), &[q]);
+        assert_eq!(
+            a.workload.as_ref().map(|w| w.task),
+            Some(crate::advisor::workload::Task::Inference),
+            "{q}"
+        );
+    }
+    let a = last_answer(advisor(), &["要训 13B，租什么卡"]);
+    assert_eq!(
+        a.workload.as_ref().map(|w| w.task),
+        Some(crate::advisor::workload::Task::Full)
+    );
+}
