@@ -103,11 +103,7 @@ pub fn passing_topic(p: &Parsed, prev: Option<&Turn>) -> bool {
     // node…?") is no count of the customer's.
     let yours = p.cue(Cue::CardYours);
     let counted = a.gpu_count.is_some() && !yours;
-    let setting = Asked {
-        gpu_count: None,
-        ..a.clone()
-    }
-    .states_a_setting();
+    let setting = a.states_a_setting_but_count();
     let states = setting || counted || a.gpus.len() > 1 || a.whole_cards || p.recipe_stated;
     // A method named ("普通 LoRA 就行") changes the task; a plain "训练" does not, nor one
     // in what others say ("People say fine-tuning on several 4090s is slow. True?"), nor

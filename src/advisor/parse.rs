@@ -256,7 +256,7 @@ impl Parser {
         let mut p = self.parse_one(&question, question.clone(), usd_cny);
         // The question alone asks a topic and nothing of a workload ("是不是因为机器没有
         // NVLink？"): the workload the asides describe is its background.
-        let topic_only = asks_only_a_topic(&p);
+        let topic_only = asks_only_a_topic(&p, &p.cues);
         let replaces = p.cue(Cue::Replace) || p.cue(Cue::Instead);
         let (a, f) = (&mut p.asked, &full.asked);
         // "…Qwen2.5-Coder-7B… is one A100 enough for a 7B model?": the model named, at the
@@ -360,8 +360,7 @@ impl Parser {
             Cue::Feasibility => !q.gpus.is_empty() || !f.gpus.is_empty(),
             _ => true,
         });
-        let asked = Parsed { cues, ..p.clone() };
-        if !asks_only_a_topic(&asked)
+        if !asks_only_a_topic(&p, &cues)
             || more.iter().any(|&c| p.cue(c))
             || self.triggers.route(&question, false).topics.is_empty()
             // "…up to 200 concurrent users. Is H100 overkill here?": the load is sized
@@ -689,8 +688,9 @@ mod tests;
 
 /// A question that asks a topic and nothing of a workload: no workload of its own, no two
 /// cards, no count, and none of the cues that ask what to rent, whether it runs, a price or
-/// a budget ("是不是因为机器没有 NVLink？").
-fn asks_only_a_topic(p: &Parsed) -> bool {
+/// a budget ("是不是因为机器没有 NVLink？"). `cues` are the question's cues, or those of
+/// them that count.
+fn asks_only_a_topic(p: &Parsed, cues: &[Cue]) -> bool {
     let asks = [
         Cue::Feasibility,
         Cue::Recommend,
@@ -703,7 +703,7 @@ fn asks_only_a_topic(p: &Parsed) -> bool {
         && !p.asked.has_workload()
         && p.asked.gpus.len() < 2
         && p.asked.gpu_count.is_none()
-        && !asks.iter().any(|&c| p.cues.contains(&c))
+        && !asks.iter().any(|c| cues.contains(c))
 }
 
 /// Whether the price cue holds in `text` with every quoted price ("报价 1100", "they

@@ -230,6 +230,11 @@ impl Asked {
     /// Whether the question states a setting beyond its task and its cards: a precision,
     /// a load, a context, data, money, a period, a requirement, a count, a change.
     pub fn states_a_setting(&self) -> bool {
+        self.states_a_setting_but_count() || self.gpu_count.is_some()
+    }
+
+    /// [`Asked::states_a_setting`] without the card count.
+    pub fn states_a_setting_but_count(&self) -> bool {
         self.states_a_load()
             || self.precision.is_some()
             || self.budget_cny.is_some()
@@ -239,7 +244,6 @@ impl Asked {
             || self.kv_8bit
             || self.optimizer_8bit
             || self.offload
-            || self.gpu_count.is_some()
             || self.no_domestic
             || self.domestic_lifted
             || !self.declined.is_empty()
