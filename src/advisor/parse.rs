@@ -353,11 +353,39 @@ impl Parser {
         // 副本？", with no card anywhere), what else is charged ("除了月租之外，还有没有其他
         // 收费？", no amount asked).
         let (q, f) = (&p.asked, &full.asked);
+        // A price asked of a card or slice named in the question itself ("想问下：4 张 A100
+        // 40G 月付总共多少钱？如果转年付又怎么算？", "What's the smallest slice you rent…
+        // how much is it per month?"): that price, whatever the background sizes.
+        let priced = p.cue(Cue::Price)
+            && p.amount_asked
+            && !q.has_workload()
+            && (q.gpus.len() == 1 || p.cue(Cue::Slice) && q.gpus.is_empty())
+            && ![
+                Cue::Feasibility,
+                Cue::RecommendAsk,
+                Cue::CheapestAsk,
+                Cue::CountAsk,
+                Cue::Compare,
+            ]
+            .iter()
+            .any(|&c| p.cue(c));
+        if priced {
+            p.lang = full.lang;
+            p.lang_sure = full.lang_sure;
+            p.asked.domestic |= f.domestic;
+            p.background = true;
+            return Some(p);
+        }
+        // A can-you of the provider's service ("不够的话能不能扩容", "Can you issue
+        // invoices…?") asks no verdict; nor does which cards have a feature.
+        let policy = self.lex.has(Slot::AskPolicy, &question);
         let mut cues = p.cues.clone();
         cues.retain(|&c| match c {
             Cue::Price => p.amount_asked,
             Cue::Feasibility | Cue::Recommend if p.cue(Cue::StorageAsk) => !q.gpus.is_empty(),
+            Cue::Feasibility if policy => !q.gpus.is_empty(),
             Cue::Feasibility => !q.gpus.is_empty() || !f.gpus.is_empty(),
+            Cue::Recommend if p.cue(Cue::FeatureAsk) => false,
             _ => true,
         });
         if !asks_only_a_topic(&p, &cues)

@@ -206,6 +206,17 @@ pub fn price(ctx: &Context<'_>, ans: &mut Answer) {
         if units > 1 || months.is_some() {
             let m = months.unwrap_or(1.0);
             let monthly = o.price.scale(units as f64);
+            // The units' monthly bill beside a longer period's total ("4 张 A100 40G 月付总共
+            // 多少钱？如果转年付又怎么算？").
+            if units > 1 && m > 1.0 {
+                lines.push(match lang {
+                    Lang::Zh => format!("{units} {unit}月付合计 {}/月", money_range(monthly)),
+                    Lang::En => format!(
+                        "{units} {unit}(s) paid monthly: {}/month",
+                        money_range(monthly)
+                    ),
+                });
+            }
             let (total, disc) = o.period_total(units, m);
             lines.push(match lang {
                 Lang::Zh => format!(

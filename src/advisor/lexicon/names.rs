@@ -108,6 +108,7 @@ names! {
         AsideRent = "aside.rent",
         AsideEnd = "aside.end",
         AsideVerify = "aside.verify",
+        AskPolicy = "ask.policy",
         ContextOutput = "context.output",
         ContextRequestSize = "context.request_size",
         RateAfter = "rate.after",

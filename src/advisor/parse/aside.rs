@@ -210,6 +210,30 @@ mod tests {
         assert!(!p.background);
         let p = parse("We serve Qwen2.5-7B to 40 agents. Context is 8k. What's the monthly cost, and do we need NVLink?");
         assert!(!p.background);
+        // A can-you of the service ("能不能扩容") with the machine in the background asks
+        // no verdict on that machine.
+        let p = parse("我们准备在你们的 8 卡 H100 整机上部署 DeepSeek-R1。权重大约 700GB，日志半年会涨到 3TB。想问：整机自带多大的盘，不够的话能不能扩容，加盘怎么收费？");
+        assert!(p.background);
+        assert_eq!(p.topics.first().map(String::as_str), Some("storage"));
+        let p = parse("We rent two A100 40G from you for a LoRA run. The project lasts six months. Can you issue invoices for monthly payments, and does the instance renew automatically?");
+        assert!(p.background);
+        assert!(p.topics.iter().any(|t| t == "billing"));
+        // Feasibility asked of the background's card stays a verdict.
+        let p = parse("我们有两张 4090。想跑 Qwen2.5-32B 的 AWQ 版。没有 NVLink 的话能跑吗？");
+        assert!(!p.background);
+    }
+
+    #[test]
+    fn a_closing_price_of_a_card_named_in_it_is_that_price() {
+        let parse = |q: &str| advisor().parser.parse(q, 7.2);
+        let p = parse("我们用 LoRA fine-tune Qwen2.5-14B。评估过要 4 张 A100 40G。财务想先问清楚价钱。想问下：4 张 A100 40G 月付总共多少钱？如果转年付又怎么算？");
+        assert!(p.background);
+        assert!(!p.asked.has_workload());
+        assert_eq!(p.asked.gpus, vec!["a100-40g".to_string()]);
+        assert_eq!(p.asked.gpu_count, Some(4));
+        // A price asked of the workload ("how much a month for that?") is not a card's.
+        let p = parse("We LoRA fine-tune Qwen2.5-14B. The dataset is 50k samples. How much would that cost per month?");
+        assert!(p.asked.has_workload());
     }
 
     #[test]

@@ -1013,7 +1013,7 @@ fn questions_beside_a_workload_other_providers_quotes_and_kv_cache_said_twice() 
     );
     check(
         "We'll LoRA fine-tune Mistral-7B next month. Besides the GPU rent, are there setup fees, extra IP charges or bandwidth overages we should budget for?",
-        r#"lang=en model=mistral-7b task=lora cues=budget,recommend topics=hidden-fees,network"#,
+        r#"lang=en model=mistral-7b task=lora cues=recommend topics=hidden-fees,network"#,
     );
     check(
         "We run Llama-3-70B for 30 users. Are there extra costs?",
