@@ -31,7 +31,14 @@ pub fn size(lex: &Lexicon, blanked: String, a: &mut Asked) -> Option<Invalid> {
                 }
             })
         };
-        if let Some(f) = billions.or_else(count) {
+        // "only ~5B params are active per token": the active size of the model talked
+        // about, no model size of its own.
+        let active_only = |f: &Found| {
+            lex.all(Slot::SizeActive, &size_text)
+                .iter()
+                .any(|x| x.start <= f.start && f.start < x.end && x.value == f.value)
+        };
+        if let Some(f) = billions.or_else(count).filter(|f| !active_only(f)) {
             let b = f.value;
             let negative = matches!(f.before, Some('-' | '负'))
                 && size_text[..f.start]

@@ -1338,3 +1338,29 @@ fn a_card_the_provider_is_said_not_to_have_is_declined() {
     );
     assert!(p.asked.declined.is_empty());
 }
+
+#[test]
+fn an_active_size_a_batch_said_with_only_a_halved_budget_and_people_counted_daily() {
+    let parse = |q: &str| advisor().parser.parse(q, advisor().catalog.billing.usd_cny);
+    // The active size of the model talked about is no model size of its own.
+    let p =
+        parse("since only ~5B params are active per token, a single 4090 should hold it, right?");
+    assert_eq!(p.asked.size_b, None);
+    assert_eq!(
+        parse("a 120b moe with 5.1b active").asked.size_b,
+        Some(120.0)
+    );
+    assert_eq!(parse("batch 就 1").asked.micro_batch, Some(1));
+    assert_eq!(
+        parse("update: the budget is now half of that")
+            .asked
+            .scaled
+            .map(|s| s.0),
+        Some(0.5)
+    );
+    check(
+        "全集团大概 2000 名员工每天会用，上下文 4k 以内就够。",
+        "lang=zh context=4096 daily=2000 cues=feasibility",
+    );
+    check("所里同时在用的人一般不超过 8 个。", "lang=zh concurrency=8");
+}
