@@ -191,6 +191,32 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     // "为什么 4090 算力比 A100 高，A100 还贵那么多": asked why, with a topic that says
     // why, not which card to take; in a conversation too ("为什么我们在 4090 上生成才 7
     // token/s，是显存带宽的问题吗？" after a workload), unless it goes on from the last turn.
+    // "why not a 4090?", "why so many GPUs for LoRA?" after a workload's answer: that
+    // workload again, on the card the why names (its verdict says why not) or as answered.
+    if let Some(prev) = prev.filter(|t| {
+        p.cue(Cue::WhyAnswer)
+            && !has_workload
+            && t.asked.has_workload()
+            && matches!(t.question_intent(), Intent::Recommend | Intent::Feasibility)
+            && a.gpus.len() < 2
+    }) {
+        let mut merged = a.over(&prev.asked);
+        // "why not a 4090?" reads the card as declined: it is the card asked about.
+        let named = match (a.gpus.as_slice(), a.declined.as_slice()) {
+            ([g], _) | ([], [g]) => Some(g.clone()),
+            _ => None,
+        };
+        let Some(g) = named else {
+            return (prev.question_intent(), merged, true);
+        };
+        merged.declined.retain(|d| *d != g);
+        if a.gpus.is_empty() {
+            merged.gpu_count = None;
+        }
+        merged.gpu = Some(g.clone());
+        merged.gpus = vec![g];
+        return (Intent::Feasibility, merged, true);
+    }
     let why =
         p.cue(Cue::Why) && !p.topics.is_empty() && !p.cue(Cue::Feasibility) && !p.cue(Cue::Price);
     if why && (prev.is_none() || !p.cue(Cue::Followup)) {

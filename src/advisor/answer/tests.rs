@@ -1469,3 +1469,30 @@ fn training_declined_in_any_wording_is_inference() {
         Some(crate::advisor::workload::Task::Full)
     );
 }
+
+#[test]
+fn a_why_asked_of_the_last_answer_goes_on_from_its_workload() {
+    // "why not a 4090?": the verdict on that card for the workload answered.
+    let turns = [
+        "Yi-34B chat inference in bf16, what should I rent?",
+        "why not a 4090? isn't it faster?",
+    ];
+    let a = last_answer(advisor(), &turns);
+    assert_eq!(a.intent, Intent::Feasibility, "{turns:?}");
+    assert_eq!(a.verdict.as_ref().map(|v| v.gpu.as_str()), Some("rtx4090"));
+    assert_eq!(
+        a.workload.as_ref().and_then(|w| w.model.as_deref()),
+        Some("yi-34b")
+    );
+    // "why so many GPUs?": the recommendation again, its memory the reason.
+    let turns = [
+        "LoRA 微调 Qwen2.5-72B，推荐什么配置？",
+        "why so many GPUs for LoRA? the adapters are tiny",
+    ];
+    let a = last_answer(advisor(), &turns);
+    assert_eq!(a.intent, Intent::Recommend, "{turns:?}");
+    assert_eq!(a.workload.as_ref().map(|w| w.params_b > 70.0), Some(true));
+    // Without a workload answered before, a why is the topic's question.
+    let a = last_answer(advisor(), &["why not a 4090?"]);
+    assert_ne!(a.intent, Intent::Feasibility);
+}

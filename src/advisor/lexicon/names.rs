@@ -63,6 +63,7 @@ names! {
         Why = "why",
         WhyLater = "why.later",
         WhyEnd = "why.end",
+        WhyAnswer = "why.answer",
         FeatureAsk = "feature.ask",
         StorageAsk = "storage.ask",
         StorageFit = "storage.fit",
