@@ -239,6 +239,34 @@ impl Parser {
     /// workload they describe stands when the question names none ([`aside`]).
     pub fn parse(&self, raw: &str, usd_cny: f64) -> Parsed {
         let text = normalise::question(&self.lex, raw);
+        let mut p = self.parse_text(raw, &text, usd_cny);
+        self.closing_card(&mut p, &text, usd_cny);
+        p
+    }
+
+    /// A long message whose closing question asks whether the cards it names do it ("…本地有
+    /// 两张 3090……打算租两张 4090 替换。问题是：两张 4090 直接跑 BF16 原版，能跑得起来吗？"):
+    /// those cards, not the ones the background named first.
+    fn closing_card(&self, p: &mut Parsed, text: &str, usd_cny: f64) {
+        if p.background || p.asked.gpus.is_empty() {
+            return;
+        }
+        let Some(question) = aside::last_question(text) else {
+            return;
+        };
+        let q = self.parse_one(&question, question.clone(), usd_cny);
+        let asks = q.cue(Cue::Feasibility) && !q.cue(Cue::RecommendAsk) && !q.cue(Cue::Compare);
+        if asks && q.asked.gpus.len() == 1 && p.asked.gpus.first() != q.asked.gpus.first() {
+            let a = &mut p.asked;
+            a.gpus.retain(|g| *g != q.asked.gpus[0]);
+            a.gpus.insert(0, q.asked.gpus[0].clone());
+            a.gpu.clone_from(&q.asked.gpu);
+            a.gpu_count = q.asked.gpu_count;
+        }
+    }
+
+    fn parse_text(&self, raw: &str, text: &str, usd_cny: f64) -> Parsed {
+        let text = text.to_string();
         let full = self.parse_one(raw, text.clone(), usd_cny);
         if full.empty {
             return full;
@@ -287,6 +315,9 @@ impl Parser {
         if a.train_tokens.is_none() {
             a.train_tokens = f.train_tokens;
         }
+        // A requirement stands wherever it was said ("按要求只能用国产算力…请问：8 张 910B
+        // 能不能跑满血版 DeepSeek-R1？").
+        a.domestic |= f.domestic;
         // After a lead ("想确认一下：按这个量，4 张 A100 40G 到底够不够？") the background is
         // the customer's own: its load too.
         if led {
@@ -388,6 +419,11 @@ impl Parser {
             Cue::Recommend if p.cue(Cue::FeatureAsk) => false,
             _ => true,
         });
+        // The size of the provider's machines asked about ("Where are your H100 machines
+        // located?") is no count of the customer's.
+        if p.cue(Cue::CardYours) {
+            p.asked.gpu_count = None;
+        }
         if !asks_only_a_topic(&p, &cues)
             || more.iter().any(|&c| p.cue(c))
             || self.triggers.route(&question, false).topics.is_empty()
@@ -409,7 +445,9 @@ impl Parser {
         if !a.serving.stated() {
             a.serving = f.serving.clone();
         }
-        p.unknown_model.clone_from(&full.unknown_model);
+        // A model the catalog does not know in the background ("a Qwen-based shopping
+        // assistant") is not what the topic question asks about.
+        p.unknown_model = None;
         p.family_named = full.family_named;
         p.lang = full.lang;
         p.lang_sure = full.lang_sure;

@@ -224,6 +224,24 @@ mod tests {
     }
 
     #[test]
+    fn the_closing_question_names_the_cards_and_keeps_the_requirement() {
+        let parse = |q: &str| advisor().parser.parse(q, 7.2);
+        // The cards the closing question asks about, not the ones owned before.
+        let p = parse("我们本地有两张 3090，用 vLLM 跑 Qwen2.5-32B 的量化版。业务方希望换回原版权重。我们打算租两张 4090 替换本地的 3090。问题是：两张 4090 直接跑 Qwen2.5-32B 的 BF16 原版，上下文 4096，能跑得起来吗？");
+        assert_eq!(p.asked.gpus.first().map(String::as_str), Some("rtx4090"));
+        assert_eq!(p.asked.gpu_count, Some(2));
+        // A requirement said in the background stands.
+        let p = parse("我们单位按要求只能用国产算力。已经有一台 8 卡昇腾 910B 的服务器。之前有人说要四台 A100 才行。请问：8 张 910B 能不能跑满血版 DeepSeek-R1？");
+        assert!(p.asked.domestic);
+        // The provider's machines asked about, with a model the catalog does not know in
+        // the background: the topic.
+        let p = parse("We're putting a Qwen-based shopping assistant on one of your H100 nodes. Users in Shanghai wait 250 ms today. Where exactly are your H100 machines located, and what latency should we expect from mainland China?");
+        assert!(p.background);
+        assert_eq!(p.asked.gpu_count, None);
+        assert!(p.unknown_model.is_none());
+    }
+
+    #[test]
     fn a_closing_price_of_a_card_named_in_it_is_that_price() {
         let parse = |q: &str| advisor().parser.parse(q, 7.2);
         let p = parse("我们用 LoRA fine-tune Qwen2.5-14B。评估过要 4 张 A100 40G。财务想先问清楚价钱。想问下：4 张 A100 40G 月付总共多少钱？如果转年付又怎么算？");
