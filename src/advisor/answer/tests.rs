@@ -1496,3 +1496,33 @@ fn a_why_asked_of_the_last_answer_goes_on_from_its_workload() {
     let a = last_answer(advisor(), &["why not a 4090?"]);
     assert_ne!(a.intent, Intent::Feasibility);
 }
+
+#[test]
+fn how_long_a_training_plan_takes_on_cards_named_is_their_verdict_with_its_hours() {
+    let turns = [
+        "I want to pretrain a 3B model from scratch on 300B tokens.",
+        "How long would that take on 8x A100 40GB, and roughly what would it cost?",
+    ];
+    let a = last_answer(advisor(), &turns);
+    assert_eq!(a.intent, Intent::Feasibility, "{turns:?}");
+    assert_eq!(a.verdict.as_ref().map(|v| v.gpu.as_str()), Some("a100-40g"));
+    assert!(a
+        .estimate
+        .as_ref()
+        .and_then(|e| e.train_hours)
+        .is_some_and(|h| h > 1000.0));
+}
+
+#[test]
+fn cantonese_money_words_and_a_requirement_not_insisted_on() {
+    // 几钱 is 多少钱; 抵啲 asks which is worth it; 唔系一定要用国产 lifts the requirement.
+    let a = last_answer(
+        advisor(),
+        &["租部 8 卡 A100 80G 嘅機，包年嘅話一個月幾錢？"],
+    );
+    assert_eq!(a.intent, Intent::Price);
+    assert_eq!(a.constraints.months, Some(12.0));
+    let a = last_answer(advisor(), &["昇騰910B同A100邊個抵啲？我哋唔係一定要用國產"]);
+    assert_eq!(a.intent, Intent::Compare);
+    assert!(!a.constraints.domestic);
+}
