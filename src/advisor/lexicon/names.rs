@@ -110,6 +110,7 @@ names! {
         AsideEnd = "aside.end",
         AsideVerify = "aside.verify",
         AskPolicy = "ask.policy",
+        PrecisionLead = "precision.lead",
         ContextOutput = "context.output",
         ContextRequestSize = "context.request_size",
         RateAfter = "rate.after",

@@ -131,31 +131,46 @@ pub fn task_and_precision(lex: &Lexicon, scan: &Scan, text: &str, a: &mut Asked)
         prec_text.replace_range(f.start..f.end, &" ".repeat(f.end - f.start));
     }
     let native = lex.has_in(scan, Slot::PrecisionNative);
-    a.precision = [
+    let widths = [
         (Slot::PrecisionFp32, Precision::Fp32),
         (Slot::PrecisionFp8, Precision::Fp8),
         (Slot::PrecisionInt8, Precision::Int8),
         (Slot::PrecisionInt4, Precision::Int4),
         (Slot::PrecisionFp16, Precision::Fp16),
         (Slot::PrecisionBf16, Precision::Bf16),
-    ]
-    .iter()
-    // "bf16 please, no quant — a 4-bit build burned us": with quantization declined, a
-    // quantized format mentioned is not the one asked for.
-    .filter(|(_, p)| !(native && matches!(p, Precision::Int4 | Precision::Int8 | Precision::Fp8)))
-    .find(|&&(s, _)| {
-        lex.has_in(scan, s)
-            && if negation {
-                lex.all_in(scan, s, &prec_text, false)
-                    .iter()
-                    .any(|f| !negated(lex, &prec_text, f.start))
-            } else {
-                // Blanking only removes text, so a slot the whole text did not match is
-                // skipped.
-                lex.has(s, &prec_text)
-            }
-    })
-    .map(|(_, p)| *p);
+    ];
+    // "3090 不支持 FP8 的话，换成 INT8 呢？": the width switched to, over one named before.
+    let switched = widths
+        .iter()
+        .find(|&&(s, _)| {
+            lex.has_in(scan, s)
+                && lex.all_in(scan, s, &prec_text, false).iter().any(|f| {
+                    lex.find(Slot::PrecisionLead, &prec_text[..f.start])
+                        .is_some()
+                })
+        })
+        .map(|(_, p)| *p);
+    a.precision = widths
+        .iter()
+        // "bf16 please, no quant — a 4-bit build burned us": with quantization declined, a
+        // quantized format mentioned is not the one asked for.
+        .filter(|(_, p)| {
+            !(native && matches!(p, Precision::Int4 | Precision::Int8 | Precision::Fp8))
+        })
+        .find(|&&(s, _)| {
+            lex.has_in(scan, s)
+                && if negation {
+                    lex.all_in(scan, s, &prec_text, false)
+                        .iter()
+                        .any(|f| !negated(lex, &prec_text, f.start))
+                } else {
+                    // Blanking only removes text, so a slot the whole text did not match is
+                    // skipped.
+                    lex.has(s, &prec_text)
+                }
+        })
+        .map(|(_, p)| *p);
+    a.precision = switched.or(a.precision);
     // "跑个 gguf 的" with no width: the 4-bit build; "F16 (GGUF)" is the width named.
     if a.precision.is_none() && !native && lex.has_in(scan, Slot::FormatGguf) {
         a.precision = Some(Precision::Int4);

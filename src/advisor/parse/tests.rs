@@ -1364,3 +1364,19 @@ fn an_active_size_a_batch_said_with_only_a_halved_budget_and_people_counted_dail
     );
     check("所里同时在用的人一般不超过 8 个。", "lang=zh concurrency=8");
 }
+
+#[test]
+fn the_width_switched_to_and_a_cheaper_plan_asked_in_cantonese() {
+    check(
+        "3090 不支持 FP8 的话，换成 INT8 呢？",
+        "lang=zh gpus=rtx3090 precision=int8 cues=followup topics=fp8",
+    );
+    check(
+        "What if we switch to fp16 instead of int4?",
+        "lang=en precision=fp16 cues=followup",
+    );
+    check(
+        "有冇平啲嘅方案？",
+        "lang=zh cues=recommend,cheapest.ask topics=pitfall-annual-contract,pitfall-unit-price-only",
+    );
+}
