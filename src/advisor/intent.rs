@@ -185,7 +185,9 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     let compare = a.gpus.len() >= 2 && p.cue(Cue::Compare) && !p.cue(Cue::Escalate);
     // "要是年付之后项目中途黄了，剩下的钱能退吗": whether money comes back is the billing
     // policy's question, whatever period or price words come with it.
-    if p.cue(Cue::RefundAsk) && !p.topics.is_empty() && !p.amount_asked && !compare {
+    // "直接签一年年付是不是最划算？": whether a way of paying is wise, the same.
+    let worth = p.cue(Cue::WorthAsk) && (p.cue(Cue::Annual) || a.annual) && !has_workload;
+    if (p.cue(Cue::RefundAsk) || worth) && !p.topics.is_empty() && !p.amount_asked && !compare {
         return (Intent::Faq, a.clone(), false);
     }
     // "为什么 4090 算力比 A100 高，A100 还贵那么多": asked why, with a topic that says

@@ -1526,3 +1526,23 @@ fn cantonese_money_words_and_a_requirement_not_insisted_on() {
     assert_eq!(a.intent, Intent::Compare);
     assert!(!a.constraints.domestic);
 }
+
+#[test]
+fn whether_annual_is_wise_and_a_card_rented_by_the_hour_for_the_workload() {
+    // Whether paying a year is wise: the pitfall of the commitment, not a price.
+    let turns = [
+        "两张 A100 40G，跑一个大概半年的项目",
+        "直接签一年年付是不是最划算？",
+    ];
+    let a = last_answer(advisor(), &turns);
+    assert_eq!(a.intent, Intent::Faq, "{turns:?}");
+    assert!(a.topics.iter().any(|t| t == "pitfall-annual-contract"));
+    // "按小时租" says how the card is rented, not a price asked.
+    let turns = [
+        "Want to trial Qwen3-32B for about a week before committing.",
+        "按小时租一张 H100 能跑 bf16 吗？",
+    ];
+    let a = last_answer(advisor(), &turns);
+    assert_eq!(a.intent, Intent::Feasibility, "{turns:?}");
+    assert_eq!(a.verdict.as_ref().map(|v| v.gpu.as_str()), Some("h100-sxm"));
+}

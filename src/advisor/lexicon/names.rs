@@ -64,6 +64,7 @@ names! {
         WhyLater = "why.later",
         WhyEnd = "why.end",
         WhyAnswer = "why.answer",
+        WorthAsk = "worth.ask",
         FeatureAsk = "feature.ask",
         StorageAsk = "storage.ask",
         StorageFit = "storage.fit",
