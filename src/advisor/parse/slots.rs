@@ -239,18 +239,23 @@ pub fn numbers(
     // A number typed as another load ("3 requests per second" is QPS, "日活 3000 人" daily
     // users) is not a concurrency.
     let peak = lex.all_in(scan, Slot::ConcurrencyPeak, &conc_text, false);
-    let concurrency = peak
+    let loads: Vec<(bool, Found)> = peak
         .into_iter()
-        .chain(lex.all_in(scan, Slot::Concurrency, &conc_text, false))
+        .map(|f| (true, f))
+        .chain(
+            lex.all_in(scan, Slot::Concurrency, &conc_text, false)
+                .into_iter()
+                .map(|f| (false, f)),
+        )
         // "10k requests per day" is a load over time, not requests at once.
-        .filter(|f| !rate_follows(lex, &conc_text, f))
+        .filter(|(_, f)| !rate_follows(lex, &conc_text, f))
         // "十分之一的人同时在问", "三成同时在线" are shares of the people, not one or three
         // at once.
-        .filter(|f| {
+        .filter(|(_, f)| {
             !conc_text[..f.num.0].trim_end().ends_with("分之")
                 && !conc_text[f.num.1..].trim_start().starts_with('成')
         })
-        .find(|f| {
+        .filter(|(_, f)| {
             !quantities.iter().any(|q| {
                 q.overlaps(f.num.0, f.num.1)
                     && matches!(
@@ -258,7 +263,16 @@ pub fn numbers(
                         Kind::Qps | Kind::DailyUsers | Kind::Speed | Kind::Money
                     )
             })
-        });
+        })
+        .collect();
+    // A peak said is the load; otherwise the largest said ("when two or three colleagues
+    // chat at once … so up to four people can get answers simultaneously"): the load to
+    // size for, beside the one seen today.
+    let concurrency = loads
+        .iter()
+        .find(|(peak, _)| *peak)
+        .or_else(|| loads.iter().max_by(|x, y| x.1.value.total_cmp(&y.1.value)))
+        .map(|(_, f)| *f);
     let concurrency_at = concurrency.map(|f| f.num);
     let concurrency = concurrency.map(|f| f.value);
     a.concurrency = bounded(concurrency, "concurrency", 1e6, &mut invalid).map(|v| v as u32);

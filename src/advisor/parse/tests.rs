@@ -1380,3 +1380,17 @@ fn the_width_switched_to_and_a_cheaper_plan_asked_in_cantonese() {
         "lang=zh cues=recommend,cheapest.ask topics=pitfall-annual-contract,pitfall-unit-price-only",
     );
 }
+
+#[test]
+fn the_largest_load_said_is_the_one_sized() {
+    let p = advisor().parser.parse(
+        "when two or three colleagues chat at once the answers come one by one. I'd like to set OLLAMA_NUM_PARALLEL=4 so up to four people can get answers simultaneously.",
+        advisor().catalog.billing.usd_cny,
+    );
+    assert_eq!(p.asked.concurrency, Some(4));
+    // A peak said is the load, whatever else is said.
+    check(
+        "平时同时在线十来个，高峰 25 个左右",
+        "lang=zh concurrency=25 topics=concurrency",
+    );
+}
