@@ -289,25 +289,15 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
             return (intent, merged, true);
         }
         // "大概几个小时能跑完" after a training plan: that plan again; its reply gives the
-        // hours.
-        // "How long would that take on 8x A100 40GB, and what would it cost?": the plan's
-        // verdict on those cards, with its hours and price.
-        if p.duration_asked
+        // hours. "How long would that take on 8x A100 40GB, and what would it cost?": the
+        // plan's verdict on those cards, with its hours and price.
+        let plan_timed = p.duration_asked
             && !has_workload
-            && a.gpus.len() == 1
-            && !compare
             && prev.asked.has_workload()
-            && prev.asked.task.is_some_and(|t| t.is_training())
-        {
-            return (Intent::Feasibility, a.over(&prev.asked), true);
-        }
-        if p.duration_asked
-            && !has_workload
-            && a.gpus.is_empty()
-            && prev.asked.has_workload()
-            && prev.asked.task.is_some_and(|t| t.is_training())
-        {
+            && prev.asked.task.is_some_and(|t| t.is_training());
+        if plan_timed && a.gpus.len() < 2 && !compare {
             let intent = match prev.question_intent() {
+                _ if a.gpus.len() == 1 => Intent::Feasibility,
                 Intent::Feasibility | Intent::Recommend => prev.question_intent(),
                 _ => Intent::Recommend,
             };

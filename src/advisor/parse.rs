@@ -239,45 +239,34 @@ impl Parser {
     /// workload they describe stands when the question names none ([`aside`]).
     pub fn parse(&self, raw: &str, usd_cny: f64) -> Parsed {
         let text = normalise::question(&self.lex, raw);
-        let mut p = self.parse_text(raw, &text, usd_cny);
-        self.closing_card(&mut p, &text, usd_cny);
-        p
-    }
-
-    /// A long message whose closing question asks whether the cards it names do it ("…本地有
-    /// 两张 3090……打算租两张 4090 替换。问题是：两张 4090 直接跑 BF16 原版，能跑得起来吗？"):
-    /// those cards, not the ones the background named first.
-    fn closing_card(&self, p: &mut Parsed, text: &str, usd_cny: f64) {
-        if p.background || p.asked.gpus.is_empty() {
-            return;
-        }
-        let Some(question) = aside::last_question(text) else {
-            return;
-        };
-        let q = self.parse_one(&question, question.clone(), usd_cny);
-        let asks = q.cue(Cue::Feasibility) && !q.cue(Cue::RecommendAsk) && !q.cue(Cue::Compare);
-        if asks && q.asked.gpus.len() == 1 && p.asked.gpus.first() != q.asked.gpus.first() {
-            let a = &mut p.asked;
-            a.gpus.retain(|g| *g != q.asked.gpus[0]);
-            a.gpus.insert(0, q.asked.gpus[0].clone());
-            a.gpu.clone_from(&q.asked.gpu);
-            a.gpu_count = q.asked.gpu_count;
-        }
-    }
-
-    fn parse_text(&self, raw: &str, text: &str, usd_cny: f64) -> Parsed {
-        let text = text.to_string();
         let full = self.parse_one(raw, text.clone(), usd_cny);
         if full.empty {
             return full;
         }
-        if let Some(p) = self.closing_topic(&full, &text, usd_cny) {
-            return p;
+        // The questions that close a long message, parsed once for both uses below.
+        let closing = aside::last_question(&text).map(|question| {
+            let q = self.parse_one(&question, question.clone(), usd_cny);
+            (question, q)
+        });
+        if let Some((question, q)) = &closing {
+            if let Some(p) = self.closing_topic(&full, question, q) {
+                return p;
+            }
         }
+        let mut p = self.parse_asides(full, &text, usd_cny);
+        if let Some((_, q)) = &closing {
+            closing_card(&mut p, q);
+        }
+        p
+    }
+
+    /// The question after asides (someone else's claim, an earlier attempt, a price seen
+    /// elsewhere), with the workload they describe when it names none.
+    fn parse_asides(&self, full: Parsed, text: &str, usd_cny: f64) -> Parsed {
         if !full.aside_marked {
             return full;
         }
-        let Some((question, led)) = aside::question_only(&self.lex, &text) else {
+        let Some((question, led)) = aside::question_only(&self.lex, text) else {
             return full;
         };
         // Normalised already: normalising twice changes nothing.
@@ -366,9 +355,8 @@ impl Parser {
     /// sentences that may state a workload ("…我们这个服务跑的是 Qwen3-14B，在你们的 A100
     /// 上。请问 KV cache 和最大并发数到底是怎么算出来的？"): that question decides. Its parse,
     /// with the workload of the whole message as its background ([`aside::last_question`]).
-    fn closing_topic(&self, full: &Parsed, text: &str, usd_cny: f64) -> Option<Parsed> {
-        let question = aside::last_question(text)?;
-        let mut p = self.parse_one(&question, question.clone(), usd_cny);
+    fn closing_topic(&self, full: &Parsed, question: &str, q: &Parsed) -> Option<Parsed> {
+        let mut p = q.clone();
         // A sure sign of the topic, a trigger: a short question's words are too few for
         // the examples to tell a topic from "Which config gets it done cheapest?".
         let more = [
@@ -409,7 +397,7 @@ impl Parser {
         }
         // A can-you of the provider's service ("不够的话能不能扩容", "Can you issue
         // invoices…?") asks no verdict; nor does which cards have a feature.
-        let policy = self.lex.has(Slot::AskPolicy, &question);
+        let policy = self.lex.has(Slot::AskPolicy, question);
         let mut cues = p.cues.clone();
         cues.retain(|&c| match c {
             Cue::Price => p.amount_asked,
@@ -426,7 +414,7 @@ impl Parser {
         }
         if !asks_only_a_topic(&p, &cues)
             || more.iter().any(|&c| p.cue(c))
-            || self.triggers.route(&question, false).topics.is_empty()
+            || self.triggers.route(question, false).topics.is_empty()
             // "…up to 200 concurrent users. Is H100 overkill here?": the load is sized
             // ([`topics::workload_is_background`]).
             || p.cue(Cue::Overkill) && full.asked.states_a_load()
@@ -751,6 +739,23 @@ impl Parser {
 
 #[cfg(test)]
 mod tests;
+
+/// A long message whose closing question `q` asks whether the cards it names do it ("…本地有
+/// 两张 3090……打算租两张 4090 替换。问题是：两张 4090 直接跑 BF16 原版，能跑得起来吗？"):
+/// those cards, not the ones the background named first.
+fn closing_card(p: &mut Parsed, q: &Parsed) {
+    if p.background || p.asked.gpus.is_empty() {
+        return;
+    }
+    let asks = q.cue(Cue::Feasibility) && !q.cue(Cue::RecommendAsk) && !q.cue(Cue::Compare);
+    if asks && q.asked.gpus.len() == 1 && p.asked.gpus.first() != q.asked.gpus.first() {
+        let a = &mut p.asked;
+        a.gpus.retain(|g| *g != q.asked.gpus[0]);
+        a.gpus.insert(0, q.asked.gpus[0].clone());
+        a.gpu.clone_from(&q.asked.gpu);
+        a.gpu_count = q.asked.gpu_count;
+    }
+}
 
 /// A question that asks a topic and nothing of a workload: no workload of its own, no two
 /// cards, no count, and none of the cues that ask what to rent, whether it runs, a price or
