@@ -153,6 +153,7 @@ names! {
         PeriodHour = "period.hour",
         TrainTokens = "train_tokens",
         TrainTokensBillion = "train_tokens.billion",
+        TokensRate = "tokens.rate",
         TrainSamples = "train_samples",
         SampleTokens = "sample_tokens",
         CardCount = "card_count",

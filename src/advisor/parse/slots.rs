@@ -203,7 +203,13 @@ pub fn numbers(
     a: &mut Asked,
     mut invalid: Option<Invalid>,
 ) -> Option<Invalid> {
-    let tokens_b = lex.find_in(scan, Slot::TrainTokensBillion, text, false);
+    // A token count per day or per second ("10T tokens a day") is a rate, not a data set.
+    let rates = lex.all_in(scan, Slot::TokensRate, text, false);
+    let not_rate = |f: &Found| !rates.iter().any(|r| r.num.0 < f.num.1 && f.num.0 < r.num.1);
+    let tokens_b = lex
+        .all_in(scan, Slot::TrainTokensBillion, text, false)
+        .into_iter()
+        .find(not_rate);
     let num = |slot: Slot, k_binary: bool| lex.find_in(scan, slot, text, k_binary).map(|f| f.value);
     let bounded = |v: Option<f64>, name: &'static str, max: f64, p: &mut Option<Invalid>| {
         v.and_then(|v| {
@@ -301,8 +307,9 @@ pub fn numbers(
         .filter(|f| f.value > 0.0);
     a.epochs = bounded(epochs.map(|f| f.value), "epochs", 1e4, &mut invalid);
     let tokens_found = tokens_b.or_else(|| {
-        lex.find_in(scan, Slot::TrainTokens, text, false)
-            .filter(|f| f.value >= 1e6)
+        lex.all_in(scan, Slot::TrainTokens, text, false)
+            .into_iter()
+            .find(|f| f.value >= 1e6 && not_rate(f))
     });
     let tokens_at = tokens_found.map(|f| f.num);
     // Samples and their length: their product, when the question gives no total.

@@ -1394,3 +1394,40 @@ fn the_largest_load_said_is_the_one_sized() {
         "lang=zh concurrency=25 topics=concurrency",
     );
 }
+
+#[test]
+fn rates_market_prices_and_colloquial_counts() {
+    // A token count per day is a rate someone claims, not the data set.
+    check("8 A100s can get through something like 10T tokens a day, so pretraining a 7B on 2T tokens is basically a weekend job, right?", "lang=en gpus=a100-40g count=8 size=7 task=pretrain tokens=2000000000000");
+    check(
+        "每天能处理 5 亿 token 的话，继续预训练 7B 用 200 亿 token 要多久",
+        "lang=zh size=7 task=pretrain tokens=20000000000",
+    );
+    // "仨" is three, "俩" two.
+    check(
+        "3090 租仨月多少钱",
+        "lang=zh gpus=rtx3090 months=3 cues=price",
+    );
+    check(
+        "俩 4090 能跑 32B 吗",
+        "lang=zh gpus=rtx4090 count=2 size=32 task=inference cues=feasibility",
+    );
+    // A price seen on the market is no budget.
+    check(
+        "網上見到 A100 一個月千幾蚊就租到，係咪拆機翻新貨嚟㗎？",
+        "lang=zh gpus=a100-40g months=1 topics=pitfall-used-cards,used-cards",
+    );
+    check(
+        "what's the rate for a single H100 if I only need it for a few hours?",
+        "lang=en gpus=h100-sxm count=1 cues=price,recommend",
+    );
+    // Symptoms: memory seen taken, a transfer that does not finish.
+    check(
+        "vllm 起了个 1.5B 的小模型，nvidia-smi 一看显存吃了 21G，是不是哪里漏了",
+        "lang=zh size=1.5 cues=diagnostic topics=pitfall-small-model-h100,framework,monitoring",
+    );
+    check(
+        "在机器上拉 70B 的权重，一百四十多 G 拉了大半天还没完，你们的带宽到底多大",
+        "lang=zh size=70 cues=diagnostic topics=network",
+    );
+}
