@@ -459,6 +459,32 @@ pub fn decide(p: &Parsed, prev: Option<&Turn>) -> (Intent, Asked, bool) {
     if (why_end || why_later) && !p.topics.is_empty() && a.gpus.len() < 2 && !p.amount_asked {
         return (Intent::Faq, a.clone(), false);
     }
+    // "现在 8 张 A100 跑一轮要 30 小时，换成 H100 能快多少？值不值": what moving from the
+    // cards one runs on would gain; "Isn't a 4090's FP16 on par with an A100?": a belief put
+    // for confirmation. With a topic that answers it, no workload, load or amount, and
+    // nothing else asked, the topic's answer (which does not adopt the belief).
+    let asks_else = [
+        Cue::Feasibility,
+        Cue::Recommend,
+        Cue::RecommendAsk,
+        Cue::CountAsk,
+        Cue::Budget,
+        Cue::CheapestAsk,
+    ]
+    .iter()
+    .any(|&c| p.cue(c));
+    // A belief that sets two cards against each other ("H20 vs H100 for inference?") is
+    // their comparison; a move is asked of two cards whatever words compare them.
+    // The amount a move asks is its gain ("能快多少").
+    let belief = p.cue(Cue::BeliefConfirm) && !p.cue(Cue::Price) && !compare && !p.amount_asked;
+    if (p.cue(Cue::MoveAsk) || belief)
+        && !asks_else
+        && !has_workload
+        && !p.topics.is_empty()
+        && !a.states_a_load()
+    {
+        return (Intent::Faq, a.clone(), false);
+    }
     // "does the 4090 have FP8, or is that an H100-only thing?": whether a card has a
     // feature, the topic's answer.
     if p.cue(Cue::FeatureAsk) && !p.topics.is_empty() && !has_workload {

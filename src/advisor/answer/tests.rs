@@ -1546,3 +1546,36 @@ fn whether_annual_is_wise_and_a_card_rented_by_the_hour_for_the_workload() {
     assert_eq!(a.intent, Intent::Feasibility, "{turns:?}");
     assert_eq!(a.verdict.as_ref().map(|v| v.gpu.as_str()), Some("h100-sxm"));
 }
+
+#[test]
+fn beliefs_about_cards_and_moves_between_them_are_the_topics_answer() {
+    // A belief about how cards relate, or what a move would gain: the topic, which does not
+    // adopt it.
+    let a = last_answer(
+        advisor(),
+        &["H100 跑 7B 跟 3090 其实差不多快吧？那花这么多钱图啥"],
+    );
+    assert_eq!(a.intent, Intent::Faq);
+    assert!(a.topics.contains(&"pitfall-small-model-h100".to_string()));
+    let a = last_answer(
+        advisor(),
+        &["现在 8 张 A100 跑一轮 SFT 要 30 个小时，换成 H100 能快多少？租金贵了好几倍，值不值"],
+    );
+    assert_eq!(
+        (a.intent, a.topics.join(",")),
+        (Intent::Faq, "upgrade-h100".to_string())
+    );
+    // A belief about one card is that card's verdict; two cards set against each other
+    // are compared.
+    let a = last_answer(
+        advisor(),
+        &["Gemma 3 27B is only 27B, so it should fit unquantized on a single 4090, right?"],
+    );
+    assert_eq!(a.intent, Intent::Feasibility);
+    assert!(a.verdict.is_some_and(|v| !v.fits));
+    let a = last_answer(
+        advisor(),
+        &["The H20 is just a cut-down H100 with the same 80GB, right? H20 vs H100 for inference?"],
+    );
+    assert_eq!(a.intent, Intent::Compare);
+}

@@ -65,6 +65,8 @@ names! {
         WhyEnd = "why.end",
         WhyAnswer = "why.answer",
         WorthAsk = "worth.ask",
+        MoveAsk = "move.ask",
+        BeliefConfirm = "belief.confirm",
         FeatureAsk = "feature.ask",
         StorageAsk = "storage.ask",
         StorageFit = "storage.fit",

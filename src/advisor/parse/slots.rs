@@ -203,13 +203,22 @@ pub fn numbers(
     a: &mut Asked,
     mut invalid: Option<Invalid>,
 ) -> Option<Invalid> {
-    // A token count per day or per second ("10T tokens a day") is a rate, not a data set.
+    // A token count per day or per second ("8 A100s get through 10T tokens a day, so
+    // pretraining a 7B on 2T tokens…") is a rate: the data set is another count when the
+    // question has one ("一天训 10T token…10T 数据争取一天跑完" has only the rate).
     let rates = lex.all_in(scan, Slot::TokensRate, text, false);
-    let not_rate = |f: &Found| !rates.iter().any(|r| r.num.0 < f.num.1 && f.num.0 < r.num.1);
-    let tokens_b = lex
-        .all_in(scan, Slot::TrainTokensBillion, text, false)
-        .into_iter()
-        .find(not_rate);
+    let is_rate = |f: &Found| rates.iter().any(|r| r.num.0 < f.num.1 && f.num.0 < r.num.1);
+    let billions = lex.all_in(scan, Slot::TrainTokensBillion, text, false);
+    let counts = lex.all_in(scan, Slot::TrainTokens, text, false);
+    let count = |f: &&Found| f.value >= 1e6;
+    let data_b = billions.iter().find(|f| !is_rate(f));
+    let data = counts.iter().filter(count).find(|f| !is_rate(f));
+    let (tokens_b, tokens_count) = match (data_b, data) {
+        (None, None) => (billions.first(), counts.iter().find(count)),
+        (Some(b), _) => (Some(b), None),
+        (None, found) => (None, found),
+    };
+    let (tokens_b, tokens_count) = (tokens_b.copied(), tokens_count.copied());
     let num = |slot: Slot, k_binary: bool| lex.find_in(scan, slot, text, k_binary).map(|f| f.value);
     let bounded = |v: Option<f64>, name: &'static str, max: f64, p: &mut Option<Invalid>| {
         v.and_then(|v| {
@@ -306,11 +315,7 @@ pub fn numbers(
         .find_in(scan, Slot::Epochs, text, false)
         .filter(|f| f.value > 0.0);
     a.epochs = bounded(epochs.map(|f| f.value), "epochs", 1e4, &mut invalid);
-    let tokens_found = tokens_b.or_else(|| {
-        lex.all_in(scan, Slot::TrainTokens, text, false)
-            .into_iter()
-            .find(|f| f.value >= 1e6 && not_rate(f))
-    });
+    let tokens_found = tokens_b.or(tokens_count);
     let tokens_at = tokens_found.map(|f| f.num);
     // Samples and their length: their product, when the question gives no total.
     let samples = lex.find_in(scan, Slot::TrainSamples, text, false);

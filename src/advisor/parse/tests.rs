@@ -1398,7 +1398,7 @@ fn the_largest_load_said_is_the_one_sized() {
 #[test]
 fn rates_market_prices_and_colloquial_counts() {
     // A token count per day is a rate someone claims, not the data set.
-    check("8 A100s can get through something like 10T tokens a day, so pretraining a 7B on 2T tokens is basically a weekend job, right?", "lang=en gpus=a100-40g count=8 size=7 task=pretrain tokens=2000000000000");
+    check("8 A100s can get through something like 10T tokens a day, so pretraining a 7B on 2T tokens is basically a weekend job, right?", "lang=en gpus=a100-40g count=8 size=7 task=pretrain tokens=2000000000000 cues=belief.confirm");
     check(
         "每天能处理 5 亿 token 的话，继续预训练 7B 用 200 亿 token 要多久",
         "lang=zh size=7 task=pretrain tokens=20000000000",
@@ -1429,5 +1429,29 @@ fn rates_market_prices_and_colloquial_counts() {
     check(
         "在机器上拉 70B 的权重，一百四十多 G 拉了大半天还没完，你们的带宽到底多大",
         "lang=zh size=70 cues=diagnostic topics=network",
+    );
+}
+
+#[test]
+fn beliefs_moves_and_counts_of_models() {
+    // A belief put for confirmation, and what a move between cards would gain.
+    check("Isn't a 4090's FP16 basically on par with an A100? We're thinking of training on a rack of 4090s instead.", "lang=en gpus=rtx4090,a100-40g task=full precision=fp16 cues=followup,belief.confirm topics=pitfall-inference-card-training,consumer-vs-datacenter,pitfall-no-nvlink-multi-gpu");
+    check("H100 跑 7B 跟 3090 其实差不多快吧？那花这么多钱图啥", "lang=zh gpus=h100-sxm,rtx3090 size=7 task=inference cues=overkill,belief.confirm topics=pitfall-small-model-h100");
+    check("现在 8 张 A100 跑一轮 SFT 要 30 个小时，换成 H100 能快多少？租金贵了好几倍，值不值", "lang=zh gpus=a100-40g,h100-sxm count=8 task=lora cues=compare,price,followup,worth.ask,move.ask topics=upgrade-h100");
+    // "one model" counts models, not parameters; "350M model" is a size.
+    check("the 3090 has no NVLink whatsoever, right? so two of them can't split one model between them", "lang=en gpus=rtx3090 count=2 cues=belief.confirm topics=pitfall-no-nvlink-multi-gpu,nvlink,multi-region");
+    check(
+        "train a 350M model from scratch on 10B tokens, what do I rent?",
+        "lang=en size=0.35 task=pretrain tokens=10000000000 cues=recommend.ask",
+    );
+    // The only token count is a rate: it is the data.
+    check(
+        "8 张 A100 一天训 10T token 没问题吧？准备从头预训练一个 7B，10T 数据争取一天跑完",
+        "lang=zh gpus=a100-40g count=8 size=7 task=pretrain tokens=10000000000000 cues=feasibility",
+    );
+    // A difference on the bill is no budget.
+    check(
+        "这个月账单比销售报的月租多了快一千块，卡数没变，多出来的是哪部分钱？",
+        "lang=zh cues=compare,price topics=hidden-fees",
     );
 }

@@ -105,6 +105,10 @@ pub fn workload_is_background(p: &Parsed, card_word: bool) -> bool {
     let load =
         a.concurrency.is_some() || a.serving.daily_users.is_some() || a.serving.qps.is_some();
     let overkill = p.cue(Cue::Overkill) && !p.cue(Cue::Feasibility) && !load;
+    // "H100 跑 7B 跟 3090 其实差不多快吧？": a belief about cards put for confirmation, the
+    // topic's; a belief about one card ("Gemma 3 27B should fit on a single 4090, right?")
+    // is its verdict.
+    let belief = p.cue(Cue::BeliefConfirm) && !asks_other && !load && a.gpus.len() != 1;
     // "Why do MoE models like Qwen3-235B-A22B still need VRAM for all 235B params?": the
     // model is the example of a question about memory itself.
     // "显存到底怎么估算？看到说1B参数fp32要4G，有没有公式": how memory is worked out, unless
@@ -112,7 +116,7 @@ pub fn workload_is_background(p: &Parsed, card_word: bool) -> bool {
     let formula = p.cue(Cue::ExplainFormula) && !p.cue(Cue::Recommend);
     let explain =
         (p.cue(Cue::Explain) || formula) && !p.cue(Cue::Feasibility) && a.gpus.is_empty() && !load;
-    (diagnostic || usage || overkill || explain || (disk && a.gpus.is_empty()))
+    (diagnostic || usage || overkill || belief || explain || (disk && a.gpus.is_empty()))
         && a.budget_cny.is_none()
 }
 
