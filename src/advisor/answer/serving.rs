@@ -31,7 +31,9 @@ struct Config<'c> {
 /// The split of `cards` cards (a power of two dividing them) that serves best, with its
 /// figures: with no load, the fewest cards that hold one request as the engine places
 /// memory; with a load, the split whose copies on these cards carry the most of it
-/// (fewest configurations needed) within the latency targets, the narrower on a tie.
+/// (fewest configurations needed) within the latency targets, the narrower on a tie; a
+/// split within one machine (`machine` cards) before one across machines, which needs the
+/// inter-node network (DOMAIN.md §6).
 #[allow(clippy::too_many_arguments)]
 fn best_split(
     w: &Workload,
@@ -41,6 +43,7 @@ fn best_split(
     gpu: &Gpu,
     memory: f64,
     cards: u32,
+    machine: u32,
     linked: bool,
 ) -> Option<(u32, Serving)> {
     let mut one = w.clone();
@@ -50,7 +53,7 @@ fn best_split(
     let mut wp = w.clone();
     wp.precision = p;
     let load = w.concurrency > 1;
-    let mut best: Option<(u32, u32, Serving)> = None;
+    let mut best: Option<(u32, (bool, bool, u32), Serving)> = None;
     let mut tp = 1;
     while tp <= cards.max(1) {
         if cards % tp == 0 && bill.per_card(tp) <= TIGHT * memory {
@@ -61,12 +64,9 @@ fn best_split(
                     return Some((tp, sv));
                 }
                 // A split that meets the latency targets before one that misses one.
-                let key = (sv.missed.any(), configs);
-                if best
-                    .as_ref()
-                    .is_none_or(|(_, c, b)| key < (b.missed.any(), *c))
-                {
-                    best = Some((tp, configs, sv));
+                let key = (tp > machine, sv.missed.any(), configs);
+                if best.as_ref().is_none_or(|(_, k, _)| key < *k) {
+                    best = Some((tp, key, sv));
                 }
             }
         }
@@ -178,10 +178,32 @@ pub fn compute<'c>(ctx: &Context<'c>, w: &Workload, ans: &Answer) -> Option<Serv
     };
     let (tp, s) = match c.tp {
         Some(tp) => fixed(tp),
-        None => best_split(w, model, sa, c.precision, gpu, c.memory, c.cards, c.linked)
-            .unwrap_or_else(|| fixed(c.cards.max(1))),
+        None => {
+            let machine = c.offer.map_or(c.cards, machine_cards);
+            best_split(
+                w,
+                model,
+                sa,
+                c.precision,
+                gpu,
+                c.memory,
+                c.cards,
+                machine,
+                c.linked,
+            )
+            .unwrap_or_else(|| fixed(c.cards.max(1)))
+        }
     };
     Some(Served { c, tp, s })
+}
+
+/// The most cards of an offer in one machine: a machine's cards, or the largest count of
+/// single cards one server takes (catalog `counts`).
+fn machine_cards(o: &Offer) -> u32 {
+    match o.unit {
+        Unit::Machine => o.cards_per_unit,
+        _ => o.counts.iter().max().copied().unwrap_or(1) * o.cards_per_unit,
+    }
 }
 
 /// A slice of a card as the engine sees it: its share of the memory (CUDA context
@@ -556,8 +578,14 @@ pub fn load_pick<'c>(
     let mut one = w.clone();
     one.concurrency = 1;
     let p = best.as_ref().map_or(w.precision, |b| b.precision);
+    // The card asked for, unless the recommendation had to leave it (a card the customer
+    // has that cannot hold the model): then every card, as the recommendation searched.
     let limits = Limits {
-        gpu: ctx.asked.gpu.clone(),
+        gpu: ctx
+            .asked
+            .gpu
+            .clone()
+            .filter(|g| best.as_ref().is_none_or(|b| b.gpu.id == *g)),
         count: None,
         ..ctx.limits.clone()
     };
@@ -575,6 +603,7 @@ pub fn load_pick<'c>(
             c.gpu,
             c.card_memory_gb,
             c.cards,
+            machine_cards(c.offer),
             !c.offer.link.is_empty(),
         ) else {
             continue;
@@ -605,7 +634,11 @@ pub fn load_pick<'c>(
             }
         };
         if better {
-            if let Some(total) = recommend::candidate(cat, c.offer, units, &one, c.precision) {
+            if let Some(mut total) = recommend::candidate(cat, c.offer, units, &one, c.precision) {
+                // The configurations are copies: each card holds what one copy's split puts
+                // on it, and a request runs at that split's speed.
+                total.per_card_gb = c.bill.per_card(tp);
+                total.decode_tokens_per_s = Some(sv.decode_tokens_per_s);
                 pick = Some((missed, cost, units * c.offer.cards_per_unit, total));
             }
         }

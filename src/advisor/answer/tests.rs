@@ -1579,3 +1579,21 @@ fn beliefs_about_cards_and_moves_between_them_are_the_topics_answer() {
     );
     assert_eq!(a.intent, Intent::Compare);
 }
+
+#[test]
+fn copies_for_a_load_hold_what_one_copy_holds_and_split_within_a_machine() {
+    // A card the customer has that cannot hold the model is left by the load's pick too;
+    // the configurations a load needs are copies, each card holding one copy's share.
+    let a = last_answer(
+        advisor(),
+        &["本地只有一张 4090 做测试，原版根本跑不动。想租卡部署 Qwen2.5-72B-Instruct，BF16，高峰 20 人同时用，上下文 8k，租什么配置？"],
+    );
+    let r = a.recommendation.expect("a recommendation");
+    assert_ne!(r.gpu, "rtx4090");
+    assert!(
+        r.per_card_gb * 1.2 <= r.vram_gb / f64::from(r.count),
+        "{r:?}"
+    );
+    let s = a.serving.expect("a serving block");
+    assert!(s.count <= 8, "one copy is split within one machine: {s:?}");
+}
