@@ -1455,3 +1455,20 @@ fn beliefs_moves_and_counts_of_models() {
         "lang=zh cues=compare,price topics=hidden-fees",
     );
 }
+
+#[test]
+fn a_method_said_as_when_something_else_happens_is_not_the_task() {
+    check(
+        "微调完就退租，退掉以后数据盘上的数据你们怎么处理？",
+        "lang=zh topics=compliance,pitfall-annual-contract,storage",
+    );
+    check(
+        "Once fine-tuning is done we'll cancel the box. Do you wipe the disks?",
+        "lang=en topics=compliance,pitfall-annual-contract",
+    );
+    // Asked how long it takes, the method stays.
+    check(
+        "微调完要多久",
+        "lang=zh task=lora topics=pitfall-one-machine-both",
+    );
+}
